@@ -48,8 +48,8 @@ PY
 
 # Prints a free TCP port on 127.0.0.1, avoiding the ports in the arguments (already picked ones).
 free_port() {
-  local port attempt
-  for attempt in $(seq 1 50); do
+  local port
+  for _ in $(seq 1 50); do
     if command -v python3 >/dev/null; then
       port=$(python3 -c 'import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
@@ -67,7 +67,9 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.clos
 # Dies with a clear message when an explicitly requested PORT is taken.
 require_free_port() {
   local what=$1 port=$2
-  [[ $port =~ ^[0-9]+$ ]] && ((port > 0 && port < 65536)) || die "$what port '$port' is not a TCP port number"
+  if ! [[ $port =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
+    die "$what port '$port' is not a TCP port number"
+  fi
   if port_busy "$port"; then
     die "$what port $port on 127.0.0.1 is already in use (pick another one, or leave the option out for a free one)"
   fi
@@ -79,9 +81,11 @@ require_free_port() {
 launch() {
   local name=$1 log=$2
   shift 2
-  printf '=== %s testcluster: starting %s:' "$(date -u +%FT%TZ)" "$name" >>"$log"
-  printf ' %q' "$@" >>"$log"
-  printf '\n' >>"$log"
+  {
+    printf '=== %s testcluster: starting %s:' "$(date -u +%FT%TZ)" "$name"
+    printf ' %q' "$@"
+    printf '\n'
+  } >>"$log"
   "$@" </dev/null >>"$log" 2>&1 &
   LAUNCHED_PID=$!
   echo "$LAUNCHED_PID" >"$PIDS_DIR/$name.pid"
@@ -89,6 +93,7 @@ launch() {
 
 # wait_ready PID TIMEOUT_SECONDS CHECK...: polls CHECK until it succeeds (0), the process exits
 # (1, EXIT_STATUS set to its exit status) or the time is up (2).
+# shellcheck disable=SC2034 # EXIT_STATUS is read by the callers
 wait_ready() {
   local pid=$1 timeout=$2
   shift 2
@@ -96,7 +101,7 @@ wait_ready() {
   EXIT_STATUS=
   while ((SECONDS < deadline)); do
     if ! alive "$pid"; then
-      EXIT_STATUS=$(exit_status "$pid")
+      set_exit_status "$pid"
       return 1
     fi
     if "$@" >/dev/null 2>&1; then
@@ -107,17 +112,19 @@ wait_ready() {
   return 2
 }
 
-# Prints the exit status of a dead child of this shell ("unknown" when it is not our child).
-exit_status() {
+# Sets EXIT_STATUS to the exit status of a dead child of this shell. Runs in this shell, never in a
+# $(...) subshell, which could not wait for this shell's children.
+# shellcheck disable=SC2034 # EXIT_STATUS is read by the callers
+set_exit_status() {
   local rc=0
   wait "$1" 2>/dev/null || rc=$?
-  if ((rc == 127)) && ! [[ -e /proc/$1 ]]; then
+  if ((rc == 127)); then
     # 127 is also what wait answers for a process that is not our child.
-    echo "127 (or unknown: not a child of this shell)"
+    EXIT_STATUS="127 (or unknown: not a child of this shell)"
   elif ((rc > 128)); then
-    echo "$rc (killed by signal $((rc - 128)))"
+    EXIT_STATUS="$rc (killed by signal $((rc - 128)))"
   else
-    echo "$rc"
+    EXIT_STATUS=$rc
   fi
 }
 
@@ -141,12 +148,12 @@ file_size() {
 # stop_pid NAME: stops the process recorded in PIDS_DIR/NAME.pid if it is still ours (its command line
 # mentions DIR), TERM first, KILL after 15 s; removes the pid file. Idempotent.
 stop_pid() {
-  local name=$1 file="$PIDS_DIR/$1.pid" pid i
+  local name=$1 file="$PIDS_DIR/$1.pid" pid
   [[ -f $file ]] || return 0
   pid=$(<"$file")
   if [[ $pid =~ ^[0-9]+$ ]] && alive "$pid" && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DIR"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for i in $(seq 1 60); do
+    for _ in $(seq 1 60); do
       alive "$pid" || break
       sleep 0.25
     done
