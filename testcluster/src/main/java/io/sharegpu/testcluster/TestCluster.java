@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +69,14 @@ public final class TestCluster {
       }
       cluster = start(dir);
       TestCluster started = cluster;
-      Runtime.getRuntime().addShutdownHook(new Thread(started::stop, "testcluster-shutdown"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    started.stop();
+                    started.deleteEtcdData();
+                  },
+                  "testcluster-shutdown"));
       shared = cluster;
     }
     return cluster;
@@ -206,6 +214,21 @@ public final class TestCluster {
       ScriptCommand.run(root.resolve("testcluster/stop"), SCRIPT_TIMEOUT, "--dir", dir.toString());
     } catch (RuntimeException e) {
       log.warn("could not stop the test cluster in {}: {}", dir, e.getMessage());
+    }
+  }
+
+  /** Deletes etcd's data (64 MiB of WAL at least); logs, certificates and kubeconfig stay. */
+  private void deleteEtcdData() {
+    Path etcd = dir.resolve("etcd");
+    if (!Files.isDirectory(etcd)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(etcd)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      log.warn("could not delete {}: {}", etcd, e.toString());
     }
   }
 

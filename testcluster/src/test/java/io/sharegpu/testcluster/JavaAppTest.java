@@ -14,8 +14,11 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class JavaAppTest {
+
+  @TempDir Path logs;
 
   private static String testClasspath() throws URISyntaxException {
     return Path.of(GreetingServer.class.getProtectionDomain().getCodeSource().getLocation().toURI())
@@ -30,6 +33,7 @@ class JavaAppTest {
             .args(Integer.toString(port))
             .env("GREETING", "hello")
             .jvmOptions("-Dsuffix=world", "-Xshare:auto")
+            .logFile(logs.resolve("greeting.log"))
             .start();
     try {
       String url = "http://127.0.0.1:" + port + "/";
@@ -43,6 +47,7 @@ class JavaAppTest {
               .body();
       assertThat(body).isEqualTo("hello world");
       assertThat(app.logTail(5)).contains("listening on " + port);
+      assertThat(app.logFile()).isEqualTo(logs.resolve("greeting.log"));
     } finally {
       app.kill();
     }
@@ -56,6 +61,7 @@ class JavaAppTest {
         JavaApp.mainClass(GreetingServer.class.getName(), testClasspath())
             .name("failing-app")
             .args(Integer.toString(port), "fail")
+            .logFile(logs.resolve("failing.log"))
             .start();
 
     assertThatThrownBy(
