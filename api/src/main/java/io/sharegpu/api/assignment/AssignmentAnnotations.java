@@ -36,7 +36,8 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  *
  * The pod-level MPS keys repeat the first container's values, so a pod with a single GPU container
- * reads the same from either form.
+ * reads the same from either form. A container without a memory limit (memoryMibPerGpu 0) gets no
+ * pinned-memory key, so its {@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT} is empty.
  */
 public final class AssignmentAnnotations {
 
@@ -49,14 +50,18 @@ public final class AssignmentAnnotations {
     annotations.put(ASSIGNED_GPUS, String.join(",", a.gpuUuids()));
     annotations.put(ASSIGNED_MEMORY_MIB, Long.toString(a.memoryMib()));
     annotations.put(MPS_ACTIVE_THREAD_PERCENTAGE, Integer.toString(threadPercentage(first)));
-    annotations.put(MPS_PINNED_MEM_LIMIT, pinnedMemLimit(first));
+    if (first.memoryMibPerGpu() > 0) {
+      annotations.put(MPS_PINNED_MEM_LIMIT, pinnedMemLimit(first));
+    }
     for (ContainerAssignment c : a.containers()) {
       String name = c.container();
       annotations.put(forContainer(ASSIGNED_GPUS, name), String.join(",", c.gpuUuids()));
       annotations.put(forContainer(ASSIGNED_MEMORY_MIB, name), Long.toString(c.memoryMib()));
       annotations.put(
           forContainer(MPS_ACTIVE_THREAD_PERCENTAGE, name), Integer.toString(threadPercentage(c)));
-      annotations.put(forContainer(MPS_PINNED_MEM_LIMIT, name), pinnedMemLimit(c));
+      if (c.memoryMibPerGpu() > 0) {
+        annotations.put(forContainer(MPS_PINNED_MEM_LIMIT, name), pinnedMemLimit(c));
+      }
     }
     annotations.put(ASSIGNED_NODE, a.nodeName());
     annotations.put(ASSIGNED_AT, DateTimeFormatter.ISO_INSTANT.format(at));

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 
 /**
  * The GPUs of one node, named after its Node and written by the node agent (created directly in
- * tests and the demo). Cluster-scoped; {@code kubectl get gpunodes} shows the GPU indices, the
+ * tests and the demo). Cluster-scoped; {@code kubectl get gpunodes} shows the number of GPUs, the
  * first GPU's model and the enforcement.
  */
 @Group(GPUNode.GROUP)
@@ -18,8 +18,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Singular("gpunode")
 @AdditionalPrinterColumn(
     name = "GPUS",
-    jsonPath = ".status.gpus[*].index",
-    type = AdditionalPrinterColumn.Type.STRING)
+    jsonPath = ".status.gpuCount",
+    type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(
     name = "MODEL",
     jsonPath = ".status.gpus[0].model",

@@ -1,5 +1,6 @@
 package io.sharegpu.api.gpunode;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,15 @@ public class GPUNodeStatus {
 
   public void setGpus(@Nullable List<GpuStatus> gpus) {
     this.gpus = gpus == null ? new ArrayList<>() : gpus;
+  }
+
+  /**
+   * Returns how many GPUs (or MIG instances) {@code gpus} lists. Derived, written with the status
+   * for the GPUS printer column (a JSON path cannot count), ignored when read.
+   */
+  @JsonProperty(value = "gpuCount", access = JsonProperty.Access.READ_ONLY)
+  public int getGpuCount() {
+    return gpus.size();
   }
 
   public @Nullable String getDriverVersion() {

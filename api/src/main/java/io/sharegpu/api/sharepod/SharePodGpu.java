@@ -17,32 +17,36 @@ import org.jspecify.annotations.Nullable;
  */
 @ValidationRule(
     value =
-        "!has(self.limit) || quantity(string(self.request)).compareTo(quantity(string(self.limit))) <= 0",
+        "!has(self.limit) || !isQuantity(string(self.request)) || !isQuantity(string(self.limit))"
+            + " || quantity(string(self.request)).compareTo(quantity(string(self.limit))) <= 0",
     message = "gpu.request must not be above gpu.limit")
 @ValidationRule(
     value =
-        "!has(self.limit) || !quantity(string(self.request)).isLessThan(quantity('1')) || !quantity(string(self.limit)).isGreaterThan(quantity('1'))",
-    message = "gpu.limit of a share (request below 1) must not be above 1")
+        "!has(self.limit) || !isQuantity(string(self.request)) || !isQuantity(string(self.limit))"
+            + " || !quantity(string(self.request)).isLessThan(quantity('1'))"
+            + " || !quantity(string(self.limit)).isGreaterThan(quantity('1'))",
+    message = "gpu.limit of a share (a request below 1) must not be above 1")
 public class SharePodGpu {
 
   @Required
   @ValidationRule(
-      value = "isQuantity(string(self)) && quantity(string(self)).sign() > 0",
+      value = "isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",
       message = "gpu.request must be a positive quantity such as 0.25, 250m or 2")
   @ValidationRule(
       value =
-          "quantity(string(self)).isLessThan(quantity('1')) || quantity(string(self)).isInteger()",
+          "!isQuantity(string(self)) || quantity(string(self)).isLessThan(quantity('1'))"
+              + " || quantity(string(self)).isInteger()",
       message =
           "gpu.request must be below 1 (a share of one GPU) or a whole number (that many GPUs)")
   private @Nullable Quantity request;
 
   @ValidationRule(
-      value = "isQuantity(string(self)) && quantity(string(self)).sign() > 0",
+      value = "isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",
       message = "gpu.limit must be a positive quantity such as 0.5 or 500m")
   private @Nullable Quantity limit;
 
   @ValidationRule(
-      value = "isQuantity(string(self)) && quantity(string(self)).sign() > 0",
+      value = "isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",
       message = "gpu.memory must be a positive quantity such as 10Gi")
   private @Nullable Quantity memory;
 
