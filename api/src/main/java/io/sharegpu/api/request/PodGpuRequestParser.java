@@ -91,7 +91,9 @@ public final class PodGpuRequestParser {
       return new ParsedRequest.NoGpu();
     }
 
-    Integer limit = parseLimit(annotations.get(ShareGpuAnnotations.GPU_LIMIT_MILLI), errors);
+    boolean anyShare = gpuContainers.stream().anyMatch(c -> c.computeMilli < WHOLE);
+    Integer limit =
+        anyShare ? parseLimit(annotations.get(ShareGpuAnnotations.GPU_LIMIT_MILLI), errors) : null;
     List<String> models =
         parseList(
             ShareGpuAnnotations.GPU_MODELS,

@@ -245,6 +245,10 @@ class PodGpuRequestParserTest {
             pod(limit("300"), gpu("main", "2000")),
             PodGpuRequest.of(new ContainerGpuRequest("main", 2000, 0, 1000))),
         valid(
+            "whole GPUs ignore even an unreadable limit annotation",
+            pod(limit("half"), gpu("main", "1000")),
+            PodGpuRequest.of(new ContainerGpuRequest("main", 1000, 0, 1000))),
+        valid(
             "whole GPUs written as a quantity",
             pod(gpu("main", "1k")),
             PodGpuRequest.of(new ContainerGpuRequest("main", 1000, 0, 1000))),
