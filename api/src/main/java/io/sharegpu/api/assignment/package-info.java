@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.api.assignment;
+
+import org.jspecify.annotations.NullMarked;

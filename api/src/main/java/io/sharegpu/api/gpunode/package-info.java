@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.api.gpunode;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.api.request;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.api.sharepod;
+
+import org.jspecify.annotations.NullMarked;
