@@ -134,7 +134,7 @@ public final class Placement {
       int v;
       if (Double.isNaN(s)) {
         v = 0;
-      } else if (s >= max) {
+      } else if (!better(max, s)) {
         v = 10;
       } else {
         double range = max - min;
@@ -178,7 +178,7 @@ public final class Placement {
         continue;
       }
       double s = sanitize(o.score);
-      if (best == null || s > bestScore) {
+      if (best == null || better(s, bestScore)) {
         best = o;
         bestNode = name;
         bestScore = s;
@@ -319,7 +319,7 @@ public final class Placement {
             s = policy.score(view, pod, grants(pod, chosen));
             chosen[oi] = null;
           }
-          if (best < 0 || s > bestScore) {
+          if (best < 0 || better(s, bestScore)) {
             best = i;
             bestScore = s;
             bestMem = mem;
@@ -360,7 +360,7 @@ public final class Placement {
               s = policy.score(view, pod, grants(pod, chosen));
               chosen[oi] = null;
             }
-            if (best < 0 || s > bestScore) {
+            if (best < 0 || better(s, bestScore)) {
               best = i;
               bestScore = s;
             }
@@ -471,6 +471,21 @@ public final class Placement {
       mask |= EXCLUDED;
     }
     return mask;
+  }
+
+  /**
+   * True when {@code s} beats {@code best} by more than rounding noise: scores that differ only in
+   * the last bits (the same placement summed in another order) are ties, and ties keep the earlier
+   * candidate.
+   */
+  static boolean better(double s, double best) {
+    if (Double.isNaN(s)) {
+      return false;
+    }
+    if (Double.isNaN(best) || best == Double.NEGATIVE_INFINITY) {
+      return s > best || best != best;
+    }
+    return s - best > 1e-12 * Math.max(1, Math.abs(best));
   }
 
   private static double sanitize(double s) {
