@@ -1,0 +1,83 @@
+package io.sharegpu.core.policy;
+
+import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.ledger.GpuUsage;
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.placement.GpuPreference;
+import io.sharegpu.core.placement.NodeView;
+import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.request.PodDemand;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Baseline: keep pods with the same GPU request together. A node that holds only pods of the pod's
+ * GPU request scores 75..100, one that holds them among others 50..75, an idle node 25..50, a node
+ * with other requests only 0..25; within a band, less free GPU is better. A share goes to the
+ * fitting GPU with the least free compute. The GPU request of pods on a node is known from {@link
+ * #observe}.
+ */
+public final class ClusteringPolicy implements PlacementPolicy, GpuPreference, HostOnlyScore {
+  /** Registered name. */
+  public static final String NAME = "clustering";
+
+  private final KubeScores scores;
+  private final Map<String, Integer> requestByPod = new HashMap<>();
+
+  /** A policy breaking ties with {@code seed}. */
+  public ClusteringPolicy(long seed) {
+    this.scores = new KubeScores(seed);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void observe(PodDemand pod) {
+    requestByPod.put(pod.podKey(), key(pod));
+  }
+
+  private static int key(PodDemand pod) {
+    PodShape s = PodShape.of(pod);
+    return s.gpuMilli() * 100 + s.gpuCount();
+  }
+
+  @Override
+  public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
+    int mine = key(pod);
+    Set<Integer> onNode = new HashSet<>();
+    for (GpuUsage u : view.gpus()) {
+      for (String k : u.podKeys()) {
+        Integer r = requestByPod.get(k);
+        if (r != null) {
+          onNode.add(r);
+        }
+      }
+    }
+    long left = NodeState.of(view).totalFree();
+    long base = 25 * (8000 - left) / 8000;
+    long band;
+    if (onNode.contains(mine)) {
+      band = onNode.size() == 1 ? 75 : 50;
+    } else {
+      band = onNode.isEmpty() ? 25 : 0;
+    }
+    return scores.node(band + base);
+  }
+
+  @Override
+  public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
+    return scores.node(0);
+  }
+
+  @Override
+  public double gpuScore(
+      Gpu gpu, int usedMilli, long usedMemoryMib, int addMilli, long addMemoryMib) {
+    return -(gpu.computeMilli() - usedMilli);
+  }
+}

@@ -1,0 +1,81 @@
+package io.sharegpu.core.policy;
+
+import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.placement.GpuPreference;
+import io.sharegpu.core.placement.NodeView;
+import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.request.PodDemand;
+import java.util.List;
+
+/**
+ * ShareGPU's default policy: online fragmentation descent. It learns the workload only from the
+ * pods it has observed (every shape seen, weighted by how often), and places each pod where the
+ * expected fragment ({@link NodeState#fragment}: GPU compute that the pods to come could not use)
+ * grows least, in exact arithmetic rather than an integer score. Ties go to the node with less free
+ * GPU left (packing), then less free CPU. A share goes to the GPU where the fragment grows least,
+ * then to the GPU with the least free compute. Before it has seen any pod it packs.
+ */
+public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, HostOnlyScore {
+  /** Registered name. */
+  public static final String NAME = "sharegpu";
+
+  private final Workload workload = new Workload();
+  private final FgdPolicy.FragmentCache before = new FgdPolicy.FragmentCache();
+  private long observed;
+
+  /** A policy that has seen no pod yet. */
+  public ShareGpuPolicy() {}
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void observe(PodDemand pod) {
+    observe(PodShape.of(pod));
+  }
+
+  /** Counts one pod of this shape (the simulator also reports pods without GPUs here). */
+  public void observe(PodShape shape) {
+    workload.add(shape, 1);
+    observed++;
+    before.clear();
+  }
+
+  /** Number of pods observed. */
+  public long observed() {
+    return observed;
+  }
+
+  @Override
+  public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
+    NodeState after = NodeState.after(view, pod, grant);
+    return score(view, after);
+  }
+
+  @Override
+  public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
+    return score(view, NodeState.after(view, List.of(), cpuMilli));
+  }
+
+  private double score(NodeView view, NodeState after) {
+    double tie = -after.totalFree() * 1e-6 - (after.cpuTracked ? after.freeCpu * 1e-12 : 0);
+    if (workload.total() == 0) {
+      return tie * 1e6;
+    }
+    double growth = after.fragment(workload) - before.get(view, workload);
+    return -growth + tie;
+  }
+
+  @Override
+  public double gpuScore(
+      Gpu gpu, int usedMilli, long usedMemoryMib, int addMilli, long addMemoryMib) {
+    double bestFit = -(gpu.computeMilli() - usedMilli) * 1e-6;
+    if (workload.total() == 0) {
+      return bestFit;
+    }
+    return -FgdPolicy.gpuFragmentGrowth(workload, gpu, usedMilli, addMilli) + bestFit;
+  }
+}

@@ -1,0 +1,276 @@
+package io.sharegpu.simulator;
+
+import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.core.ledger.Ledger;
+import io.sharegpu.core.ledger.NodeUsage;
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.core.placement.NodeView;
+import io.sharegpu.core.placement.Placement;
+import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.policy.FgdPolicy;
+import io.sharegpu.core.policy.Fragmentation;
+import io.sharegpu.core.policy.HostOnlyScore;
+import io.sharegpu.core.policy.PodShape;
+import io.sharegpu.core.policy.ShareGpuPolicy;
+import io.sharegpu.core.policy.Workload;
+import io.sharegpu.core.policy.WorkloadAware;
+import io.sharegpu.core.request.GpuDemand;
+import io.sharegpu.core.request.PodDemand;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Replays a pod list on a node list by the FGD paper's protocol: nodes shuffled with the seed; pods
+ * sorted by name, shuffled with the seed, then random copies appended until the GPU request reaches
+ * 130% of capacity; each pod placed once (or dropped) by the policy through {@link Placement}, with
+ * no departures. Pods without GPUs are placed with {@link HostOnlyScore} and take their CPU and
+ * memory off the node's capacity.
+ *
+ * <p>Each GPU has 1000 MiB of memory, so that a share's default memory equals its compute: the
+ * trace does not model GPU memory.
+ */
+public final class Replay {
+  /** First point of the curve, % of capacity arrived. */
+  public static final int CURVE_FROM = 75;
+
+  /** Last point of the curve. */
+  public static final int CURVE_TO = 130;
+
+  private static final long GPU_MEMORY_MIB = 1000;
+
+  private final List<TraceNode> nodes;
+  private final List<TracePod> pods;
+  private final List<PodShape> shapes;
+  private final Workload fragmentModel;
+  private final long capacityMilli;
+
+  /** A replay of {@code pods} on the GPU nodes of {@code nodes}. */
+  public Replay(List<TraceNode> nodes, List<TracePod> pods) {
+    List<TraceNode> gpuNodes = new ArrayList<>();
+    long cap = 0;
+    for (TraceNode n : nodes) {
+      if (n.gpus() > 0) {
+        gpuNodes.add(n);
+        cap += 1000L * n.gpus();
+      }
+    }
+    if (gpuNodes.isEmpty()) {
+      throw new IllegalArgumentException("the node list has no node with GPUs");
+    }
+    if (pods.isEmpty()) {
+      throw new IllegalArgumentException("the pod list is empty");
+    }
+    this.nodes = List.copyOf(gpuNodes);
+    this.pods = List.copyOf(pods);
+    this.capacityMilli = cap;
+    List<PodShape> s = new ArrayList<>(pods.size());
+    for (TracePod p : pods) {
+      s.add(p.shape());
+    }
+    this.shapes = List.copyOf(s);
+    this.fragmentModel = Workload.fit(shapes, FgdPolicy.COVERAGE);
+  }
+
+  /** Total GPU compute of the cluster, in milli. */
+  public long capacityMilli() {
+    return capacityMilli;
+  }
+
+  /** A pod as it arrives: the trace row and its copy number (0 = the original). */
+  record Arrival(TracePod pod, int copy) {
+    String name() {
+      return copy == 0 ? pod.name() : pod.name() + "-copy" + copy;
+    }
+  }
+
+  /** The arrival sequence of one run. */
+  List<Arrival> arrivals(Random random) {
+    List<TracePod> sorted = new ArrayList<>(pods);
+    sorted.sort(Comparator.comparing(TracePod::name));
+    Collections.shuffle(sorted, random);
+    List<Arrival> out = new ArrayList<>();
+    long total = 0;
+    for (TracePod p : sorted) {
+      out.add(new Arrival(p, 0));
+      total += p.gpuRequestMilli();
+    }
+    long target = capacityMilli * 13 / 10;
+    while (total > target && !out.isEmpty()) {
+      total -= out.remove(out.size() - 1).pod().gpuRequestMilli();
+    }
+    int[] copies = new int[sorted.size()];
+    boolean anyGpu = total > 0 || sorted.stream().anyMatch(p -> p.gpuRequestMilli() > 0);
+    while (anyGpu && total < target) {
+      int i = random.nextInt(sorted.size());
+      TracePod p = sorted.get(i);
+      out.add(new Arrival(p, ++copies[i]));
+      total += p.gpuRequestMilli();
+    }
+    return out;
+  }
+
+  /** Runs the replay with a fresh policy of this name and seed. */
+  public SeedResult run(String policyName, long seed) {
+    long start = System.nanoTime();
+    Random random = new Random(seed);
+    List<TraceNode> order = new ArrayList<>(nodes);
+    Collections.shuffle(order, random);
+    Ledger ledger = new Ledger();
+    for (TraceNode n : order) {
+      ledger.putNode(gpuNode(n));
+    }
+    List<Arrival> arrivals = arrivals(random);
+    PlacementPolicy policy = PlacementPolicies.byName(policyName, seed);
+    if (policy instanceof WorkloadAware aware) {
+      aware.prime(shapes);
+    }
+    Placement placement = new Placement(ledger, policy);
+    double[] curve = new double[CURVE_TO - CURVE_FROM + 1];
+    Arrays.fill(curve, Double.NaN);
+    int point = 0;
+    long arrived = 0;
+    long allocated = 0;
+    int placed = 0;
+    int failed = 0;
+    double at100 = Double.NaN;
+    double ratio100 = Double.NaN;
+    double frag80 = Double.NaN;
+    for (Arrival a : arrivals) {
+      TracePod p = a.pod();
+      arrived += p.gpuRequestMilli();
+      boolean ok;
+      if (p.numGpu() == 0) {
+        if (policy instanceof ShareGpuPolicy online) {
+          online.observe(p.shape());
+        }
+        ok = placeHostOnly(ledger, policy, p);
+      } else {
+        PodDemand d = demand(a);
+        policy.observe(d);
+        Optional<Allocation> alloc = placement.place(d);
+        ok = alloc.isPresent();
+        if (ok) {
+          ledger.commit(alloc.get(), p.cpuMilli(), p.memoryMib());
+          allocated += p.gpuRequestMilli();
+        }
+      }
+      if (ok) {
+        placed++;
+      } else {
+        failed++;
+      }
+      while (point < curve.length && arrived * 100 >= (CURVE_FROM + point) * capacityMilli) {
+        curve[point++] = 100 - allocated * 100.0 / capacityMilli;
+      }
+      if (Double.isNaN(frag80) && arrived * 100 >= 80 * capacityMilli) {
+        frag80 = fragmentationRatePct(ledger);
+      }
+      if (Double.isNaN(at100) && arrived >= capacityMilli) {
+        at100 = 100 - allocated * 100.0 / capacityMilli;
+        ratio100 = allocated * 100.0 / arrived;
+      }
+    }
+    return new SeedResult(
+        seed,
+        arrivals.size(),
+        placed,
+        failed,
+        at100,
+        ratio100,
+        frag80,
+        curve,
+        (System.nanoTime() - start) / 1_000_000);
+  }
+
+  /** FGD's fragment summed over the nodes ÷ free GPU compute, in %. */
+  double fragmentationRatePct(Ledger ledger) {
+    double frag = 0;
+    long free = 0;
+    for (String name : ledger.nodeNames()) {
+      NodeView v = view(ledger.nodeUsage(name));
+      frag += Fragmentation.of(v, fragmentModel);
+      free += Fragmentation.freeMilli(v);
+    }
+    return free == 0 ? 0 : frag * 100 / free;
+  }
+
+  private static boolean placeHostOnly(Ledger ledger, PlacementPolicy policy, TracePod p) {
+    HostOnlyScore scorer = policy instanceof HostOnlyScore h ? h : null;
+    NodeUsage best = null;
+    double bestScore = Double.NEGATIVE_INFINITY;
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null || u.freeCpuMilli() < p.cpuMilli() || u.freeHostMemoryMib() < p.memoryMib()) {
+        continue;
+      }
+      if (scorer == null) {
+        best = u;
+        break;
+      }
+      double s = scorer.scoreHostOnly(view(u), p.cpuMilli(), p.memoryMib());
+      if (best == null || s > bestScore) {
+        best = u;
+        bestScore = s;
+      }
+    }
+    if (best == null) {
+      return false;
+    }
+    GpuNode n = best.node();
+    ledger.putNode(
+        new GpuNode(
+            n.name(),
+            n.gpus(),
+            reduce(n.cpuMilli(), p.cpuMilli()),
+            reduce(n.memoryMib(), p.memoryMib())));
+    return true;
+  }
+
+  /** Capacity left for GPU pods; stays at least 1 so that the node keeps tracking it. */
+  private static long reduce(long capacity, long taken) {
+    return capacity == 0 ? 0 : Math.max(1, capacity - taken);
+  }
+
+  private static NodeView view(NodeUsage u) {
+    GpuNode n = u.node();
+    return new NodeView(
+        n,
+        u.usage(),
+        n.cpuMilli() == 0 ? 0 : u.freeCpuMilli(),
+        n.memoryMib() == 0 ? 0 : u.freeHostMemoryMib());
+  }
+
+  static GpuNode gpuNode(TraceNode n) {
+    List<Gpu> gpus = new ArrayList<>(n.gpus());
+    for (int i = 0; i < n.gpus(); i++) {
+      gpus.add(Gpu.whole(n.name() + "-gpu" + i, i, n.model(), GPU_MEMORY_MIB));
+    }
+    return new GpuNode(n.name(), gpus, n.cpuMilli(), n.memoryMib());
+  }
+
+  static PodDemand demand(Arrival a) {
+    TracePod p = a.pod();
+    GpuDemand d =
+        p.gpuMilli() < 1000
+            ? GpuDemand.share("main", p.gpuMilli(), 0)
+            : GpuDemand.whole("main", p.numGpu(), 0);
+    String name = a.name();
+    return new PodDemand(
+        "openb/" + name,
+        name,
+        List.of(d),
+        p.models(),
+        Set.of(),
+        Set.of(),
+        p.cpuMilli(),
+        p.memoryMib());
+  }
+}

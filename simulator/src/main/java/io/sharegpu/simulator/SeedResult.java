@@ -1,0 +1,26 @@
+package io.sharegpu.simulator;
+
+/**
+ * The outcome of one replay.
+ *
+ * @param seed the seed
+ * @param pods pods that arrived (copies included)
+ * @param placed pods placed
+ * @param failed pods that fit nowhere
+ * @param unallocatedPctAt100 100 - allocated % of capacity when arrived first reached 100%
+ * @param allocationRatioPctAt100 allocated ÷ arrived × 100 at that moment
+ * @param fragmentationRatePctAt80 FGD's fragment over all nodes ÷ free GPU × 100 when arrived first
+ *     reached 80%
+ * @param curve unallocated GPU % when arrived first reached 75%, 76%, ... 130% of capacity
+ * @param millis wall time of the replay
+ */
+public record SeedResult(
+    long seed,
+    int pods,
+    int placed,
+    int failed,
+    double unallocatedPctAt100,
+    double allocationRatioPctAt100,
+    double fragmentationRatePctAt80,
+    double[] curve,
+    long millis) {}
