@@ -38,8 +38,8 @@ public class ExtenderConfiguration {
   }
 
   /**
-   * Returns the named policy; an unknown name is logged as an error naming the known ones and
-   * falls back to {@code sharegpu}, or {@code binpack} when that is not available.
+   * Returns the named policy; an unknown name is logged as an error naming the known ones and falls
+   * back to {@code sharegpu}, or {@code binpack} when that is not available.
    */
   static PlacementPolicy resolvePolicy(String name) {
     try {
@@ -57,7 +57,8 @@ public class ExtenderConfiguration {
 
   /** The cluster view, started on a background thread; readiness waits for it. */
   @Bean(destroyMethod = "close")
-  ClusterView clusterView(KubernetesClient client, PlacementPolicy policy, ExtenderProperties props) {
+  ClusterView clusterView(
+      KubernetesClient client, PlacementPolicy policy, ExtenderProperties props) {
     ClusterView view = new ClusterView(client, policy, props.reservationTtl());
     Thread t =
         new Thread(
@@ -120,6 +121,8 @@ public class ExtenderConfiguration {
     return () ->
         view.isReady()
             ? Health.up().build()
-            : Health.outOfService().withDetail("reason", String.valueOf(view.notReadyReason())).build();
+            : Health.outOfService()
+                .withDetail("reason", String.valueOf(view.notReadyReason()))
+                .build();
   }
 }

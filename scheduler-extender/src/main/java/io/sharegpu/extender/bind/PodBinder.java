@@ -28,10 +28,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The only writer of GPU assignments. A bind, serialised per node: re-reads the pod, chooses GPUs
- * from the current ledger and reserves them, patches the pod's assignment annotations (with its
- * uid and resourceVersion as a precondition), creates the Binding ({@code metadata.uid} = the
- * pod's UID) and marks the allocation bound. Any failure releases what it reserved and answers an
- * error; it never answers success without a Binding.
+ * from the current ledger and reserves them, patches the pod's assignment annotations (with its uid
+ * and resourceVersion as a precondition), creates the Binding ({@code metadata.uid} = the pod's
+ * UID) and marks the allocation bound. Any failure releases what it reserved and answers an error;
+ * it never answers success without a Binding.
  */
 public final class PodBinder {
 
@@ -117,8 +117,7 @@ public final class PodBinder {
       return fail(pod, "internal", "cannot reserve GPUs on " + node + ": " + e.getMessage());
     }
     if (chosen.isEmpty()) {
-      String reason =
-          view.withPlacement(p -> p.explain(demand, node)).reason();
+      String reason = view.withPlacement(p -> p.explain(demand, node)).reason();
       view.endBind(podUid, false);
       return fail(pod, "no-fit", "GPUs on " + node + " no longer fit: " + reason);
     }
@@ -159,15 +158,18 @@ public final class PodBinder {
         name,
         podUid,
         PodEvents.GPUS_ASSIGNED,
-        "Assigned GPUs " + String.join(",", DemandMapper.toAssignment(a).gpuUuids()) + " on " + node);
+        "Assigned GPUs "
+            + String.join(",", DemandMapper.toAssignment(a).gpuUuids())
+            + " on "
+            + node);
     LOG.debug("bound {} to {} on {}", demand.podKey(), a.uuids(), node);
     return BindOutcome.bound(a);
   }
 
   /**
-   * The Binding request failed. A 4xx means it certainly was not created: release. Otherwise
-   * (5xx, timeout) it may have been: look at the pod; bound to this node = success; unknown = keep
-   * the GPUs held until the informer or the reservation TTL settles it, and answer an error.
+   * The Binding request failed. A 4xx means it certainly was not created: release. Otherwise (5xx,
+   * timeout) it may have been: look at the pod; bound to this node = success; unknown = keep the
+   * GPUs held until the informer or the reservation TTL settles it, and answer an error.
    */
   private BindOutcome afterBindingFailure(
       Pod pod,
@@ -183,8 +185,12 @@ public final class PodBinder {
       return fail(pod, "binding-rejected", "the API server refused the Binding: " + e.getMessage());
     }
     try {
-      Pod now = client.pods().inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName()).get();
+      Pod now =
+          client
+              .pods()
+              .inNamespace(pod.getMetadata().getNamespace())
+              .withName(pod.getMetadata().getName())
+              .get();
       if (now != null
           && podUid.equals(now.getMetadata().getUid())
           && node.equals(now.getSpec().getNodeName())) {
@@ -203,7 +209,9 @@ public final class PodBinder {
     } catch (KubernetesClientException unknown) {
       view.endBindUncertain(podUid);
       return fail(
-          pod, "binding-unknown", "creating the Binding failed and the pod cannot be read: " + e.getMessage());
+          pod,
+          "binding-unknown",
+          "creating the Binding failed and the pod cannot be read: " + e.getMessage());
     }
   }
 

@@ -48,9 +48,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The ledger is not thread-safe; every access goes through {@link #withLedger} (one lock). A
  * node is in the ledger while both its Node and its GPUNode exist. A pod holds GPUs while it has
- * {@code spec.nodeName} and assignment annotations and has not completed; a pod being deleted
- * holds them (TERMINATING) until it is gone. Reservations made by filter/prioritize expire after
- * the configured TTL unless a bind takes them over.
+ * {@code spec.nodeName} and assignment annotations and has not completed; a pod being deleted holds
+ * them (TERMINATING) until it is gone. Reservations made by filter/prioritize expire after the
+ * configured TTL unless a bind takes them over.
  */
 public final class ClusterView implements AutoCloseable {
 
@@ -97,7 +97,8 @@ public final class ClusterView implements AutoCloseable {
   public void start() {
     KubernetesClient c = Objects.requireNonNull(client, "no client");
     notReadyReason = "waiting for the Node, GPUNode and Pod informers to sync";
-    SharedIndexInformer<Node> nodeInformer = c.nodes().inform(handler(this::onNode, this::onNodeDelete));
+    SharedIndexInformer<Node> nodeInformer =
+        c.nodes().inform(handler(this::onNode, this::onNodeDelete));
     SharedIndexInformer<GPUNode> gpuInformer =
         c.resources(GPUNode.class).inform(handler(this::onGpuNode, this::onGpuNodeDelete));
     SharedIndexInformer<Pod> podInformer =
@@ -314,7 +315,7 @@ public final class ClusterView implements AutoCloseable {
 
   // ---- informer events -------------------------------------------------------------------------
 
-  void onNode(Node node) {
+  public void onNode(Node node) {
     String name = node.getMetadata().getName();
     if (nodes.add(name)) {
       GpuNode g = gpuNodes.get(name);
@@ -324,7 +325,7 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
-  void onNodeDelete(Node node) {
+  public void onNodeDelete(Node node) {
     String name = node.getMetadata().getName();
     nodes.remove(name);
     withLedger(
@@ -334,7 +335,7 @@ public final class ClusterView implements AutoCloseable {
         });
   }
 
-  void onGpuNode(GPUNode g) {
+  public void onGpuNode(GPUNode g) {
     GpuNode node = toGpuNode(g);
     gpuNodes.put(node.name(), node);
     if (nodes.contains(node.name())) {
@@ -342,7 +343,7 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
-  void onGpuNodeDelete(GPUNode g) {
+  public void onGpuNodeDelete(GPUNode g) {
     String name = g.getMetadata().getName();
     gpuNodes.remove(name);
     withLedger(
@@ -390,7 +391,7 @@ public final class ClusterView implements AutoCloseable {
     return new GpuNode(g.getMetadata().getName(), gpus, 0, 0);
   }
 
-  void onPod(Pod pod) {
+  public void onPod(Pod pod) {
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
       return;
@@ -432,7 +433,9 @@ public final class ClusterView implements AutoCloseable {
       }
       Optional<Allocation> held = ledger.allocation(uid);
       Set<String> uuids = new HashSet<>(assignment.get().gpuUuids());
-      if (held.isPresent() && held.get().node().equals(nodeName) && held.get().uuids().equals(uuids)) {
+      if (held.isPresent()
+          && held.get().node().equals(nodeName)
+          && held.get().uuids().equals(uuids)) {
         if (held.get().state() != state) {
           ledger.setState(uid, state);
         }
@@ -483,7 +486,7 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
-  void onPodDelete(Pod pod) {
+  public void onPodDelete(Pod pod) {
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
       return;

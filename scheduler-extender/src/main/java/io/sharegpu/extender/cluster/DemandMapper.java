@@ -35,8 +35,7 @@ public final class DemandMapper {
   public static PodDemand toDemand(String podKey, String podUid, PodGpuRequest request) {
     List<GpuDemand> containers = new ArrayList<>();
     for (ContainerGpuRequest c : request.containers()) {
-      containers.add(
-          new GpuDemand(c.container(), c.computeMilli(), c.memoryMib(), c.limitMilli()));
+      containers.add(new GpuDemand(c.container(), c.computeMilli(), c.memoryMib(), c.limitMilli()));
     }
     return new PodDemand(
         podKey,

@@ -79,7 +79,10 @@ public class DebugController {
 
   /** The explanation for a pod over every node. */
   public record PodExplanation(
-      String pod, List<String> requestErrors, @Nullable String heldOn, List<NodeExplanation> nodes) {}
+      String pod,
+      List<String> requestErrors,
+      @Nullable String heldOn,
+      List<NodeExplanation> nodes) {}
 
   /** Every node, by name. */
   @GetMapping("/nodes")
@@ -169,7 +172,8 @@ public class DebugController {
       return new PodExplanation(key, invalid.errors(), null, List.of());
     }
     if (!(parsed instanceof ParsedRequest.Valid valid)) {
-      return new PodExplanation(key, List.of("the pod requests no sharegpu.io resources"), null, List.of());
+      return new PodExplanation(
+          key, List.of("the pod requests no sharegpu.io resources"), null, List.of());
     }
     String uid = pod.getMetadata().getUid();
     PodDemand demand = DemandMapper.toDemand(key, uid, valid.request());
@@ -192,7 +196,8 @@ public class DebugController {
   }
 
   private static NodeView nodeView(Ledger l, GpuNode n) {
-    return new NodeView(n.name(), l.usage(n.name()).stream().map(DebugController::gpuView).toList());
+    return new NodeView(
+        n.name(), l.usage(n.name()).stream().map(DebugController::gpuView).toList());
   }
 
   private static GpuView gpuView(GpuUsage u) {

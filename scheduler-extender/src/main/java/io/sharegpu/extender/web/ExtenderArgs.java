@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The body of kube-scheduler's filter and prioritize calls ({@code ExtenderArgs} in
- * k8s.io/kube-scheduler/extender/v1). With {@code nodeCacheCapable: true} only {@code NodeNames}
- * is set; otherwise only {@code Nodes}.
+ * k8s.io/kube-scheduler/extender/v1). With {@code nodeCacheCapable: true} only {@code NodeNames} is
+ * set; otherwise only {@code Nodes}.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ExtenderArgs(

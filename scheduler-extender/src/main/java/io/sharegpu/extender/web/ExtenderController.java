@@ -12,9 +12,9 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * kube-scheduler's extender endpoints. Bodies are read and written with {@link WireCodec} (fabric8's
- * Jackson) so the embedded Pods and Nodes decode exactly as Kubernetes writes them. Malformed JSON
- * gets a 400 with a one-line message.
+ * kube-scheduler's extender endpoints. Bodies are read and written with {@link WireCodec}
+ * (fabric8's Jackson) so the embedded Pods and Nodes decode exactly as Kubernetes writes them.
+ * Malformed JSON gets a 400 with a one-line message.
  */
 @RestController
 public class ExtenderController {

@@ -16,8 +16,8 @@ public record ExtenderFilterResult(
     @JsonProperty("Nodes") @Nullable NodeList nodes,
     @JsonProperty("NodeNames") @Nullable List<String> nodeNames,
     @JsonProperty("FailedNodes") @Nullable Map<String, String> failedNodes,
-    @JsonProperty("FailedAndUnresolvableNodes") @Nullable
-        Map<String, String> failedAndUnresolvableNodes,
+    @JsonProperty("FailedAndUnresolvableNodes")
+        @Nullable Map<String, String> failedAndUnresolvableNodes,
     @JsonProperty("Error") @Nullable String error) {
 
   /** Returns a whole-request failure. */

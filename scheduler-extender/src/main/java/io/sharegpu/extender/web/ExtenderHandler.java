@@ -85,7 +85,11 @@ public final class ExtenderHandler {
       metrics.decision("filter", "unschedulable");
       metrics.rejection("filter", "no-gpu-fits");
       events.warning(
-          ns(pod), name(pod), uid(pod), PodEvents.GPU_UNSCHEDULABLE, summary(names, failed, unresolvable));
+          ns(pod),
+          name(pod),
+          uid(pod),
+          PodEvents.GPU_UNSCHEDULABLE,
+          summary(names, failed, unresolvable));
     } else {
       metrics.decision("filter", "feasible");
       if (result.feasible().size() == 1) {
@@ -182,7 +186,8 @@ public final class ExtenderHandler {
       }
     }
     try {
-      return new Demand(DemandMapper.toDemand(ns(pod) + "/" + name(pod), uid, valid.request()), null);
+      return new Demand(
+          DemandMapper.toDemand(ns(pod) + "/" + name(pod), uid, valid.request()), null);
     } catch (IllegalArgumentException e) {
       return new Demand(null, "invalid GPU request: " + e.getMessage());
     }

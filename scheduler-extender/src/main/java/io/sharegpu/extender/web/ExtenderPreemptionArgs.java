@@ -8,15 +8,15 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The body of a preempt call ({@code ExtenderPreemptionArgs}). ShareGPU does not configure
- * {@code preemptVerb}; the type exists so the wire format is complete and tested.
+ * The body of a preempt call ({@code ExtenderPreemptionArgs}). ShareGPU does not configure {@code
+ * preemptVerb}; the type exists so the wire format is complete and tested.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ExtenderPreemptionArgs(
     @JsonProperty("Pod") @Nullable Pod pod,
     @JsonProperty("NodeNameToVictims") @Nullable Map<String, Victims> nodeNameToVictims,
-    @JsonProperty("NodeNameToMetaVictims") @Nullable
-        Map<String, MetaVictims> nodeNameToMetaVictims) {
+    @JsonProperty("NodeNameToMetaVictims")
+        @Nullable Map<String, MetaVictims> nodeNameToMetaVictims) {
 
   /** {@code Victims}: full pods. */
   @JsonIgnoreProperties(ignoreUnknown = true)

@@ -8,5 +8,5 @@ import org.jspecify.annotations.Nullable;
 /** The answer to a preempt call ({@code ExtenderPreemptionResult}). */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ExtenderPreemptionResult(
-    @JsonProperty("NodeNameToMetaVictims") @Nullable
-        Map<String, ExtenderPreemptionArgs.MetaVictims> nodeNameToMetaVictims) {}
+    @JsonProperty("NodeNameToMetaVictims")
+        @Nullable Map<String, ExtenderPreemptionArgs.MetaVictims> nodeNameToMetaVictims) {}

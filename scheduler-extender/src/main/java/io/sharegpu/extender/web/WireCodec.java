@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Reads and writes kube-scheduler's extender wire types with fabric8's serialization, so embedded
- * Pods and Nodes (quantities, int-or-string, unknown fields) decode exactly as fabric8 decodes
- * them everywhere else.
+ * Pods and Nodes (quantities, int-or-string, unknown fields) decode exactly as fabric8 decodes them
+ * everywhere else.
  */
 public final class WireCodec {
 
