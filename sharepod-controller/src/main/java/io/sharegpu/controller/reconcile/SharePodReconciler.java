@@ -100,12 +100,12 @@ public final class SharePodReconciler {
         podsCreated.increment();
         boolean recreated = before != null && before.getPodName() != null;
         log.info(
-            "{}: {} pod {} (gpu-milli {}, memory {} MiB)",
+            "{}: {} pod {} (gpu-milli {}, gpu-memory {})",
             key,
             recreated ? "recreated" : "created",
             key.name(),
             valid.request().computeMilli(),
-            valid.request().memoryMib());
+            valid.request().memoryMib() == 0 ? "default" : valid.request().memoryMib() + " MiB");
         toRecord.add(
             recreated
                 ? SharePodEvent.warning(
