@@ -9,7 +9,7 @@ import org.springframework.stereotype.Component;
  * Reports UP once every informer has synced (part of the readiness group): before that the
  * controller would decide on a partial view of the cluster.
  */
-@Component("sharePodController")
+@Component("sharePodControllerHealthIndicator")
 class ControllerHealthIndicator implements HealthIndicator {
 
   private final SharePodController controller;

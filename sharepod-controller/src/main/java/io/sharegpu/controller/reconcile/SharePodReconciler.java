@@ -70,7 +70,7 @@ public final class SharePodReconciler {
     this.events = events;
     this.clock = clock;
     this.podsCreated =
-        Counter.builder("sharegpu.controller.pods.created")
+        Counter.builder("sharegpu.controller.pod.creations")
             .description("Pods created for SharePods")
             .register(meters);
   }
