@@ -2,6 +2,7 @@ package io.sharegpu.controller.reconcile;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,6 +11,7 @@ import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.controller.model.PodSettings;
+import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -196,11 +198,26 @@ public final class SharePodController {
             result = "requeue";
             queue.addAfter(key, again.get());
           }
+        } catch (KubernetesClientException e) {
+          Duration backoff = queue.addRateLimited(key);
+          if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+            // our cache was behind the API server (usually our own last write): look again
+            result = "conflict";
+            log.debug("{}: conflict, retrying in {} ms", key, backoff.toMillis());
+          } else {
+            result = "error";
+            log.warn(
+                "{}: reconcile failed, retrying in {} ms: {}",
+                key,
+                backoff.toMillis(),
+                e.getStatus() != null && e.getStatus().getMessage() != null
+                    ? e.getStatus().getMessage()
+                    : e.toString());
+          }
         } catch (RuntimeException e) {
           result = "error";
           Duration backoff = queue.addRateLimited(key);
-          log.warn(
-              "{}: reconcile failed, retrying in {} ms: {}", key, backoff.toMillis(), e.toString());
+          log.warn("{}: reconcile failed, retrying in {} ms", key, backoff.toMillis(), e);
         } finally {
           queue.done(key);
           timer.record(Duration.ofNanos(System.nanoTime() - start));
