@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.sharepod.SharePod;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -42,9 +43,39 @@ final class SharePodEventHandler {
         });
   }
 
+  /**
+   * Queues the SharePods on a GPUNode's node when its GPU models may have changed; heartbeats
+   * (which change nothing a SharePod shows) are ignored.
+   */
   ResourceEventHandler<GPUNode> gpuNodes() {
-    return handler(
-        node -> caches.get().sharePodsOnNode(node.getMetadata().getName()).forEach(queue::add));
+    Consumer<GPUNode> enqueue =
+        node -> caches.get().sharePodsOnNode(node.getMetadata().getName()).forEach(queue::add);
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(GPUNode obj) {
+        enqueue.accept(obj);
+      }
+
+      @Override
+      public void onUpdate(GPUNode oldObj, GPUNode newObj) {
+        if (!models(oldObj).equals(models(newObj))) {
+          enqueue.accept(newObj);
+        }
+      }
+
+      @Override
+      public void onDelete(GPUNode obj, boolean deletedFinalStateUnknown) {
+        enqueue.accept(obj);
+      }
+    };
+  }
+
+  /** Returns "uuid=model" of every GPU, in order. */
+  static List<String> models(GPUNode node) {
+    if (node.getStatus() == null) {
+      return List.of();
+    }
+    return node.getStatus().getGpus().stream().map(g -> g.getUuid() + "=" + g.getModel()).toList();
   }
 
   private static @Nullable String label(HasMetadata object) {

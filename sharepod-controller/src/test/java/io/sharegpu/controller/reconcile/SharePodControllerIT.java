@@ -111,6 +111,24 @@ class SharePodControllerIT {
             });
     assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(1);
     await().atMost(WAIT).until(() -> eventReasons("notebook").contains("CreatedPod"));
+
+    // settled: reconciling again writes nothing and records nothing
+    String version = resourceVersion("notebook");
+    await()
+        .during(Duration.ofSeconds(1))
+        .atMost(WAIT)
+        .until(() -> version.equals(resourceVersion("notebook")));
+    assertThat(eventReasons("notebook")).containsExactly("CreatedPod");
+  }
+
+  private String resourceVersion(String name) {
+    return client
+        .resources(SharePod.class)
+        .inNamespace(ns)
+        .withName(name)
+        .get()
+        .getMetadata()
+        .getResourceVersion();
   }
 
   @Test
