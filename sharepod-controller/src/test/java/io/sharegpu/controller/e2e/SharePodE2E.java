@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuEnv;
 import io.sharegpu.api.gpunode.GPUNode;
@@ -243,6 +245,56 @@ class SharePodE2E {
 
   @Test
   @Order(7)
+  void aPodTheQuotaForbidsIsReportedAndCreatedOnceTheQuotaAllowsIt() {
+    ResourceQuota quota =
+        new ResourceQuotaBuilder()
+            .withNewMetadata()
+            .withName("gpu-quota")
+            .withNamespace(NAMESPACE)
+            .endMetadata()
+            .withNewSpec()
+            .addToHard("requests.sharegpu.io/gpu-milli", new Quantity("100"))
+            .endSpec()
+            .build();
+    client.resourceQuotas().inNamespace(NAMESPACE).resource(quota).create();
+    // no quota controller runs here: set the usage the way it would
+    client
+        .resourceQuotas()
+        .inNamespace(NAMESPACE)
+        .withName("gpu-quota")
+        .editStatus(
+            q ->
+                new ResourceQuotaBuilder(q)
+                    .withNewStatus()
+                    .addToHard("requests.sharegpu.io/gpu-milli", new Quantity("100"))
+                    .addToUsed("requests.sharegpu.io/gpu-milli", new Quantity("0"))
+                    .endStatus()
+                    .build());
+    client
+        .resources(SharePod.class)
+        .inNamespace(NAMESPACE)
+        .resource(load("notebook.yaml", "over-quota", Map.of()))
+        .create();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              SharePodStatus status = status("over-quota");
+              assertThat(status).isNotNull();
+              assertThat(conditionReason(status, "Scheduled")).isEqualTo("FailedCreatePod");
+              assertThat(status.getMessage())
+                  .startsWith("creating pod over-quota failed: ")
+                  .contains("exceeded quota");
+            });
+    assertThat(events("over-quota")).contains("FailedCreatePod");
+
+    client.resourceQuotas().inNamespace(NAMESPACE).withName("gpu-quota").delete();
+    awaitScheduled("over-quota");
+  }
+
+  @Test
+  @Order(8)
   void exposesPrometheusMetrics() throws Exception {
     HttpResponse<String> response =
         HttpClient.newHttpClient()
