@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.controller.model;
+
+import org.jspecify.annotations.NullMarked;

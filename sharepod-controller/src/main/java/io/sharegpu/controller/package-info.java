@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.controller;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,236 @@
+package io.sharegpu.controller.reconcile;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.sharegpu.api.ShareGpuAnnotations;
+import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.api.sharepod.SharePod;
+import io.sharegpu.controller.model.PodSettings;
+import java.net.HttpURLConnection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The SharePod controller: informers (SharePods, their pods, GPUNodes) feed a de-duplicating {@link
+ * ReconcileQueue}; worker threads take keys and run the {@link SharePodReconciler}. Workers start
+ * once every informer has synced, so no decision is made on a partial cache (this is also what
+ * readiness reports). Not restartable: {@link #start} once, {@link #stop} once.
+ */
+public final class SharePodController {
+
+  private static final Logger log = LoggerFactory.getLogger(SharePodController.class);
+
+  private final KubernetesClient client;
+  private final PodSettings settings;
+  private final List<String> namespaces;
+  private final int workers;
+  private final Duration resync;
+  private final Clock clock;
+  private final MeterRegistry meters;
+  private final ReconcileQueue queue;
+  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private @Nullable SharePodCaches caches;
+  private volatile boolean running;
+
+  /**
+   * @param namespaces namespaces to watch; empty means all
+   * @param workers reconciling threads (a key is never reconciled by two at once)
+   * @param resync how often every SharePod is reconciled even without events
+   */
+  public SharePodController(
+      KubernetesClient client,
+      PodSettings settings,
+      List<String> namespaces,
+      int workers,
+      Duration resync,
+      Clock clock,
+      MeterRegistry meters) {
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be >= 1, got " + workers);
+    }
+    this.client = client;
+    this.settings = settings;
+    this.namespaces = List.copyOf(namespaces);
+    this.workers = workers;
+    this.resync = resync;
+    this.clock = clock;
+    this.meters = meters;
+    this.queue = new ReconcileQueue(Duration.ofMillis(250), Duration.ofMinutes(2));
+  }
+
+  /** Starts the informers and the workers; returns at once. */
+  public synchronized void start() {
+    if (running) {
+      return;
+    }
+    running = true;
+    List<SharedIndexInformer<SharePod>> sharePodInformers = new ArrayList<>();
+    List<SharedIndexInformer<Pod>> podInformers = new ArrayList<>();
+    long resyncMillis = resync.toMillis();
+    if (namespaces.isEmpty()) {
+      sharePodInformers.add(
+          client.resources(SharePod.class).inAnyNamespace().runnableInformer(resyncMillis));
+      podInformers.add(
+          client
+              .pods()
+              .inAnyNamespace()
+              .withLabel(ShareGpuAnnotations.SHAREPOD_LABEL)
+              .runnableInformer(resyncMillis));
+    } else {
+      for (String namespace : namespaces) {
+        sharePodInformers.add(
+            client.resources(SharePod.class).inNamespace(namespace).runnableInformer(resyncMillis));
+        podInformers.add(
+            client
+                .pods()
+                .inNamespace(namespace)
+                .withLabel(ShareGpuAnnotations.SHAREPOD_LABEL)
+                .runnableInformer(resyncMillis));
+      }
+    }
+    SharedIndexInformer<GPUNode> gpuNodes =
+        client.resources(GPUNode.class).runnableInformer(resyncMillis);
+    SharePodCaches ready = new SharePodCaches(sharePodInformers, podInformers, gpuNodes);
+    caches = ready;
+    SharePodEventHandler handler = new SharePodEventHandler(queue, () -> ready);
+    sharePodInformers.forEach(i -> i.addEventHandler(handler.sharePods()));
+    podInformers.forEach(i -> i.addEventHandler(handler.pods()));
+    gpuNodes.addEventHandler(handler.gpuNodes());
+    informers.addAll(sharePodInformers);
+    informers.addAll(podInformers);
+    informers.add(gpuNodes);
+
+    SharePodReconciler reconciler =
+        new SharePodReconciler(
+            client,
+            ready,
+            settings,
+            new EventRecorder(client, clock, instanceName()),
+            clock,
+            meters);
+    Gauge.builder("sharegpu.controller.queue.depth", queue, ReconcileQueue::depth)
+        .description("SharePod keys waiting to be reconciled")
+        .register(meters);
+    for (SharedIndexInformer<?> informer : informers) {
+      informer.exceptionHandler(
+          (started, t) -> {
+            log.warn("informer error (retrying): {}", t.toString());
+            return true;
+          });
+      informer.start();
+    }
+    for (int i = 0; i < workers; i++) {
+      Thread thread = new Thread(() -> work(reconciler, ready), "sharepod-worker-" + i);
+      thread.setDaemon(true);
+      threads.add(thread);
+      thread.start();
+    }
+    log.info(
+        "SharePod controller started: namespaces {}, scheduler {}, {} workers",
+        namespaces.isEmpty() ? "(all)" : namespaces,
+        settings.schedulerName(),
+        workers);
+  }
+
+  /** Stops the workers and the informers. */
+  public synchronized void stop() {
+    if (!running) {
+      return;
+    }
+    running = false;
+    queue.shutDown();
+    threads.forEach(Thread::interrupt);
+    informers.forEach(SharedIndexInformer::stop);
+    for (Thread thread : threads) {
+      try {
+        thread.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    log.info("SharePod controller stopped");
+  }
+
+  /** Returns true once every informer has synced and the controller runs. */
+  public boolean isReady() {
+    SharePodCaches current = caches;
+    return running && current != null && current.synced();
+  }
+
+  public boolean isRunning() {
+    return running;
+  }
+
+  private void work(SharePodReconciler reconciler, SharePodCaches ready) {
+    Timer timer =
+        Timer.builder("sharegpu.controller.reconcile")
+            .description("Time to reconcile one SharePod")
+            .register(meters);
+    try {
+      while (running && !ready.synced()) {
+        Thread.sleep(100); // start-up only: never decide on a partial cache
+      }
+      while (running) {
+        Optional<ResourceKey> next = queue.take();
+        if (next.isEmpty()) {
+          return;
+        }
+        ResourceKey key = next.get();
+        long start = System.nanoTime();
+        String result = "ok";
+        try {
+          Optional<Duration> again = reconciler.reconcile(key);
+          queue.forget(key);
+          if (again.isPresent()) {
+            result = "requeue";
+            queue.addAfter(key, again.get());
+          }
+        } catch (KubernetesClientException e) {
+          Duration backoff = queue.addRateLimited(key);
+          if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+            // our cache was behind the API server (usually our own last write): look again
+            result = "conflict";
+            log.debug("{}: conflict, retrying in {} ms", key, backoff.toMillis());
+          } else {
+            result = "error";
+            log.warn(
+                "{}: reconcile failed, retrying in {} ms: {}",
+                key,
+                backoff.toMillis(),
+                e.getStatus() != null && e.getStatus().getMessage() != null
+                    ? e.getStatus().getMessage()
+                    : e.toString());
+          }
+        } catch (RuntimeException e) {
+          result = "error";
+          Duration backoff = queue.addRateLimited(key);
+          log.warn("{}: reconcile failed, retrying in {} ms", key, backoff.toMillis(), e);
+        } finally {
+          queue.done(key);
+          timer.record(Duration.ofNanos(System.nanoTime() - start));
+          meters.counter("sharegpu.controller.reconciles", "result", result).increment();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static String instanceName() {
+    String host = System.getenv("HOSTNAME");
+    return host == null || host.isEmpty() ? "sharepod-controller" : host;
+  }
+}

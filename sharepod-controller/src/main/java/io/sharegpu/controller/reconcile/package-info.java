@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.controller.reconcile;
+
+import org.jspecify.annotations.NullMarked;

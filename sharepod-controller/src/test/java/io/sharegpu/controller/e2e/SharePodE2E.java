@@ -1,0 +1,480 @@
+package io.sharegpu.controller.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.sharegpu.api.ShareGpuEnv;
+import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.api.gpunode.GPUNodeStatus;
+import io.sharegpu.api.gpunode.GpuStatus;
+import io.sharegpu.api.sharepod.SharePod;
+import io.sharegpu.api.sharepod.SharePodStatus;
+import io.sharegpu.testcluster.JavaApp;
+import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestCluster;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The controller jar against the real control plane (kube-apiserver, etcd, kube-controller-manager
+ * with garbage collection, kube-scheduler with the sharegpu-scheduler profile). kube-scheduler
+ * calls {@link InTestExtender}, which binds as the real extender does. The SharePods are the ones
+ * in {@code examples/sharepods/}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SharePodE2E {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final String NAMESPACE = "shp-e2e-" + Long.toString(System.nanoTime(), 36);
+  private static final String H100_NODE = "shp-e2e-h100";
+  private static final String A100_NODE = "shp-e2e-a100";
+
+  private static TestCluster cluster;
+  private static KubernetesClient client;
+  private static InTestExtender extender;
+  private static JavaApp controller;
+  private static int port;
+
+  @BeforeAll
+  static void start() throws IOException {
+    cluster = TestCluster.shared();
+    client = cluster.client();
+    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+        .create();
+    createGpuNode(H100_NODE, "NVIDIA H100 80GB HBM3", 81559, 4);
+    createGpuNode(A100_NODE, "NVIDIA A100-SXM4-40GB", 40960, 2);
+    extender = new InTestExtender(client);
+    cluster.startScheduler(extender.url());
+    controller = startController();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (controller != null) {
+      controller.stop();
+    }
+    if (cluster != null) {
+      cluster.stopScheduler();
+      client.namespaces().withName(NAMESPACE).delete();
+      client.nodes().withName(H100_NODE).delete();
+      client.nodes().withName(A100_NODE).delete();
+      client.resources(GPUNode.class).withName(H100_NODE).delete();
+      client.resources(GPUNode.class).withName(A100_NODE).delete();
+    }
+    if (extender != null) {
+      extender.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void examplesBecomeScheduledPodsWhoseStatusShowsNodeAndGpus() throws Exception {
+    apply("notebook.yaml");
+    apply("training.yaml");
+    apply("inference-h100.yaml");
+
+    SharePodStatus notebook = awaitScheduled("notebook");
+    assertThat(notebook.getGpus()).hasSize(1);
+    assertThat(notebook.getGpus().get(0).getUuid()).startsWith("GPU-");
+    assertThat(notebook.getGpus().get(0).getModel()).startsWith("NVIDIA ");
+    assertThat(notebook.getMemoryMiB()).isEqualTo(10240L);
+    assertThat(conditionReason(notebook, "Scheduled")).isEqualTo("Bound");
+
+    SharePodStatus training = awaitScheduled("training");
+    assertThat(training.getGpus()).hasSize(2);
+    assertThat(training.getGpuList()).contains(",");
+
+    SharePodStatus inference = awaitScheduled("inference-h100");
+    assertThat(inference.getNodeName()).isEqualTo(H100_NODE);
+    assertThat(inference.getGpus().get(0).getModel()).isEqualTo("NVIDIA H100 80GB HBM3");
+
+    Pod pod = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
+    assertThat(pod.getSpec().getSchedulerName()).isEqualTo("sharegpu-scheduler");
+    assertThat(pod.getSpec().getContainers().get(0).getEnv())
+        .containsAll(ShareGpuEnv.downwardApiEnv("notebook"));
+    assertThat(pod.getMetadata().getOwnerReferences().get(0).getKind()).isEqualTo("SharePod");
+    assertThat(events("notebook")).contains("CreatedPod", "Scheduled");
+
+    String table = kubectl("get", "shp", "-n", NAMESPACE);
+    assertThat(table).contains("REQUEST", "LIMIT", "MEMORY", "NODE", "GPUS", "PHASE", "AGE");
+    assertThat(table)
+        .containsPattern(
+            "notebook\\s+0\\.25\\s+0\\.5\\s+10Gi\\s+shp-e2e-\\S+\\s+GPU-\\S+\\s+Scheduled");
+  }
+
+  @Test
+  @Order(2)
+  void anImpossibleSharePodReportsWhy() {
+    client
+        .resources(SharePod.class)
+        .inNamespace(NAMESPACE)
+        .resource(load("training.yaml", "eight-gpus", Map.of("request", "8")))
+        .create();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              SharePodStatus status = status("eight-gpus");
+              assertThat(status).isNotNull();
+              assertThat(status.getPhase()).isEqualTo("Pending");
+              assertThat(conditionReason(status, "Scheduled")).isEqualTo("Unschedulable");
+              assertThat(status.getMessage())
+                  .startsWith("pod eight-gpus cannot be scheduled: ")
+                  .contains("Insufficient sharegpu.io/gpu-milli");
+            });
+    await().atMost(WAIT).until(() -> events("eight-gpus").contains("FailedScheduling"));
+  }
+
+  @Test
+  @Order(3)
+  void anInvalidSharePodGetsAConditionAndNoPod() {
+    SharePod bad = load("notebook.yaml", "sees-all-gpus", Map.of());
+    bad.getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .setEnv(
+            List.of(
+                new io.fabric8.kubernetes.api.model.EnvVar("NVIDIA_VISIBLE_DEVICES", "all", null)));
+    client.resources(SharePod.class).inNamespace(NAMESPACE).resource(bad).create();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              SharePodStatus status = status("sees-all-gpus");
+              assertThat(status).isNotNull();
+              assertThat(conditionReason(status, "Valid")).isEqualTo("InvalidRequest");
+              assertThat(status.getMessage())
+                  .contains("env NVIDIA_VISIBLE_DEVICES is set by ShareGPU");
+            });
+    assertThat(events("sees-all-gpus")).contains("InvalidSharePod");
+    assertThat(client.pods().inNamespace(NAMESPACE).withName("sees-all-gpus").get()).isNull();
+  }
+
+  @Test
+  @Order(4)
+  void aPodDeletedBySomeoneElseIsCreatedAgainAndScheduled() {
+    Pod before = client.pods().inNamespace(NAMESPACE).withName("training").get();
+
+    // without a kubelet a bound pod would wait for one forever: delete it at once
+    client.pods().inNamespace(NAMESPACE).withName("training").withGracePeriod(0).delete();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              Pod after = client.pods().inNamespace(NAMESPACE).withName("training").get();
+              assertThat(after).isNotNull();
+              assertThat(after.getMetadata().getUid()).isNotEqualTo(before.getMetadata().getUid());
+              assertThat(after.getSpec().getNodeName()).isNotEmpty();
+            });
+    awaitScheduled("training");
+    assertThat(events("training")).contains("RecreatedPod");
+  }
+
+  @Test
+  @Order(5)
+  void aRestartedControllerNeitherDuplicatesNorLosesPods() {
+    Map<String, String> uids = podUids();
+    assertThat(uids).containsKeys("notebook", "training", "inference-h100", "eight-gpus");
+
+    controller.kill(); // like a crash
+    controller = startController();
+
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(podUids()).isEqualTo(uids));
+    assertThat(status("notebook").getPhase()).isEqualTo("Scheduled");
+  }
+
+  @Test
+  @Order(6)
+  void deletingASharePodDeletesItsPod() {
+    client.resources(SharePod.class).inNamespace(NAMESPACE).withName("notebook").delete();
+
+    // garbage collection deletes the pod; bound, it waits for a kubelet, which this cluster has not
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              Pod pod = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
+              return pod == null || pod.getMetadata().getDeletionTimestamp() != null;
+            });
+    client.pods().inNamespace(NAMESPACE).withName("notebook").withGracePeriod(0).delete();
+    await()
+        .atMost(WAIT)
+        .until(() -> client.pods().inNamespace(NAMESPACE).withName("notebook").get() == null);
+  }
+
+  @Test
+  @Order(7)
+  void aPodTheQuotaForbidsIsReportedAndCreatedOnceTheQuotaAllowsIt() {
+    ResourceQuota quota =
+        new ResourceQuotaBuilder()
+            .withNewMetadata()
+            .withName("gpu-quota")
+            .withNamespace(NAMESPACE)
+            .endMetadata()
+            .withNewSpec()
+            .addToHard("requests.sharegpu.io/gpu-milli", new Quantity("100"))
+            .endSpec()
+            .build();
+    client.resourceQuotas().inNamespace(NAMESPACE).resource(quota).create();
+    // no quota controller runs here: set the usage the way it would
+    client
+        .resourceQuotas()
+        .inNamespace(NAMESPACE)
+        .withName("gpu-quota")
+        .editStatus(
+            q ->
+                new ResourceQuotaBuilder(q)
+                    .withNewStatus()
+                    .addToHard("requests.sharegpu.io/gpu-milli", new Quantity("100"))
+                    .addToUsed("requests.sharegpu.io/gpu-milli", new Quantity("0"))
+                    .endStatus()
+                    .build());
+    client
+        .resources(SharePod.class)
+        .inNamespace(NAMESPACE)
+        .resource(load("notebook.yaml", "over-quota", Map.of()))
+        .create();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              SharePodStatus status = status("over-quota");
+              assertThat(status).isNotNull();
+              assertThat(conditionReason(status, "Scheduled")).isEqualTo("FailedCreatePod");
+              assertThat(status.getMessage())
+                  .startsWith("creating pod over-quota failed: ")
+                  .contains("exceeded quota");
+            });
+    assertThat(events("over-quota")).contains("FailedCreatePod");
+
+    client.resourceQuotas().inNamespace(NAMESPACE).withName("gpu-quota").delete();
+    awaitScheduled("over-quota");
+  }
+
+  @Test
+  @Order(8)
+  void exposesPrometheusMetrics() throws Exception {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body())
+        .contains("sharegpu_controller_reconciles_total")
+        .contains("sharegpu_controller_queue_depth");
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private static JavaApp startController() {
+    port = Ports.free();
+    Path jar = Path.of("target", "sharegpu-sharepod-controller.jar").toAbsolutePath();
+    return JavaApp.jar(jar)
+        .name("sharepod-controller")
+        .args("--server.port=" + port, "--sharegpu.controller.namespaces=" + NAMESPACE)
+        .jvmOptions("-XX:TieredStopAtLevel=1", "-Xmx256m")
+        .env("KUBECONFIG", cluster.kubeconfig().toString())
+        .start()
+        .waitForHttp(
+            "http://127.0.0.1:" + port + "/actuator/health/readiness", Duration.ofSeconds(120));
+  }
+
+  private static void apply(String example) {
+    client
+        .resources(SharePod.class)
+        .inNamespace(NAMESPACE)
+        .resource(load(example, null, Map.of()))
+        .create();
+  }
+
+  private static SharePod load(String example, @Nullable String name, Map<String, String> gpu) {
+    Path file = TestCluster.repoRoot().resolve("examples/sharepods").resolve(example);
+    try (InputStream in = Files.newInputStream(file)) {
+      SharePod sp = client.resources(SharePod.class).load(in).item();
+      sp.getMetadata().setNamespace(NAMESPACE);
+      if (name != null) {
+        sp.getMetadata().setName(name);
+      }
+      if (gpu.containsKey("request")) {
+        sp.getSpec().getGpu().setRequest(new Quantity(gpu.get("request")));
+      }
+      return sp;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + file, e);
+    }
+  }
+
+  private static SharePodStatus awaitScheduled(String name) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              SharePodStatus status = status(name);
+              assertThat(status).as("status of %s", name).isNotNull();
+              assertThat(status.getPhase())
+                  .as("phase of %s: %s", name, status.getMessage())
+                  .isEqualTo("Scheduled");
+              assertThat(status.getNodeName()).isIn(H100_NODE, A100_NODE);
+              assertThat(status.getGpus()).isNotEmpty();
+              assertThat(status.getGpus()).allSatisfy(g -> assertThat(g.getModel()).isNotNull());
+            });
+    return status(name);
+  }
+
+  private static @Nullable SharePodStatus status(String name) {
+    SharePod sp = client.resources(SharePod.class).inNamespace(NAMESPACE).withName(name).get();
+    return sp == null ? null : sp.getStatus();
+  }
+
+  private static @Nullable String conditionReason(SharePodStatus status, String type) {
+    return status.getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .map(c -> c.getReason())
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static List<String> events(String name) {
+    return client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
+        .filter(e -> "SharePod".equals(e.getInvolvedObject().getKind()))
+        .filter(e -> name.equals(e.getInvolvedObject().getName()))
+        .map(Event::getReason)
+        .toList();
+  }
+
+  private static Map<String, String> podUids() {
+    Map<String, String> uids = new java.util.TreeMap<>();
+    for (Pod pod : client.pods().inNamespace(NAMESPACE).list().getItems()) {
+      assertThat(uids.put(pod.getMetadata().getName(), pod.getMetadata().getUid())).isNull();
+    }
+    return uids;
+  }
+
+  private static String kubectl(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(TestCluster.repoRoot().resolve("testcluster/kubectl").toString());
+    command.add("--dir");
+    command.add(cluster.dir().toString());
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as(out).isZero();
+    return out;
+  }
+
+  private static void createGpuNode(String name, String model, long memoryMib, int gpus) {
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels("kubernetes.io/hostname", name)
+                .endMetadata()
+                .build())
+        .create();
+    String now = Instant.now().toString();
+    Map<String, Quantity> capacity =
+        Map.of(
+            "cpu", new Quantity("64"),
+            "memory", new Quantity("512Gi"),
+            "pods", new Quantity("110"),
+            "sharegpu.io/gpu-milli", new Quantity(Integer.toString(1000 * gpus)),
+            "sharegpu.io/gpu-memory", new Quantity(Long.toString(memoryMib * gpus)));
+    client
+        .nodes()
+        .withName(name)
+        .editStatus(
+            n ->
+                new NodeBuilder(n)
+                    .editOrNewStatus()
+                    .withCapacity(capacity)
+                    .withAllocatable(capacity)
+                    .withConditions(
+                        new NodeConditionBuilder()
+                            .withType("Ready")
+                            .withStatus("True")
+                            .withReason("KubeletReady")
+                            .withMessage("simulated by SharePodE2E")
+                            .withLastHeartbeatTime(now)
+                            .withLastTransitionTime(now)
+                            .build())
+                    .endStatus()
+                    .build());
+    client
+        .nodes()
+        .withName(name)
+        .edit(
+            n -> {
+              if (n.getSpec().getTaints() != null) {
+                n.getSpec().getTaints().removeIf(t -> t.getKey().startsWith("node.kubernetes.io/"));
+              }
+              return n;
+            });
+
+    GPUNode gpuNode = new GPUNode();
+    gpuNode.getMetadata().setName(name);
+    GPUNode created = client.resources(GPUNode.class).resource(gpuNode).create();
+    GPUNodeStatus status = new GPUNodeStatus();
+    List<GpuStatus> list = new ArrayList<>();
+    for (int i = 0; i < gpus; i++) {
+      list.add(
+          new GpuStatus(
+              String.format("GPU-%08x-0000-0000-0000-%012d", name.hashCode(), i),
+              i,
+              model,
+              memoryMib));
+    }
+    status.setGpus(list);
+    status.setEnforcement(GPUNodeStatus.ENFORCEMENT_MPS);
+    status.setHeartbeatTime(now);
+    created.setStatus(status);
+    client.resources(GPUNode.class).resource(created).updateStatus();
+  }
+}
