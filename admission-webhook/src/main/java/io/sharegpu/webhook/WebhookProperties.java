@@ -1,0 +1,17 @@
+package io.sharegpu.webhook;
+
+import io.sharegpu.api.ShareGpuAnnotations;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Settings under {@code sharegpu.webhook}.
+ *
+ * @param schedulerName the kube-scheduler profile that calls the ShareGPU extender; GPU pods left
+ *     at {@code default-scheduler} are moved to it, GPU pods naming another scheduler are denied
+ * @param mountMpsPipe whether GPU containers get the MPS pipe hostPath volume and mount
+ */
+@ConfigurationProperties("sharegpu.webhook")
+public record WebhookProperties(
+    @DefaultValue(ShareGpuAnnotations.SCHEDULER_NAME) String schedulerName,
+    @DefaultValue("true") boolean mountMpsPipe) {}

@@ -1,0 +1,5 @@
+/** The admission webhook application and its configuration. */
+@NullMarked
+package io.sharegpu.webhook;
+
+import org.jspecify.annotations.NullMarked;
