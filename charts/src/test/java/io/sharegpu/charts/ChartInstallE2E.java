@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.Release;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
@@ -384,6 +387,105 @@ class ChartInstallE2E {
         scheduler.destroyForcibly();
       }
     }
+  }
+
+  @Test
+  void helmInstallUpgradeAndUninstallKeepTheWebhookCertificateAndAddServiceMonitors() {
+    // the Prometheus Operator's API appears: helm now renders ServiceMonitors (Capabilities)
+    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/src/test/resources/crds"));
+    String release = "sghelm";
+    String namespace = "sharegpu-helm";
+    Path kubeconfig = cluster.kubeconfig();
+    try {
+      // Ignore with a short timeout: this release's webhook must not hold up the other tests' pods
+      Release installed =
+          new Helm(RenderedChart.chartDir())
+              .install()
+              .withName(release)
+              .withNamespace(namespace)
+              .createNamespace()
+              .withKubeConfig(kubeconfig)
+              .set("webhook.failurePolicy", "Ignore")
+              .set("webhook.timeoutSeconds", 1)
+              .call();
+      assertThat(installed.getStatus()).isEqualTo("deployed");
+      assertThat(
+              client
+                  .genericKubernetesResources("monitoring.coreos.com/v1", "ServiceMonitor")
+                  .inNamespace(namespace)
+                  .list()
+                  .getItems())
+          .extracting(m -> m.getMetadata().getName())
+          .containsExactlyInAnyOrder(
+              "sghelm-sharegpu-extender",
+              "sghelm-sharegpu-controller",
+              "sghelm-sharegpu-webhook",
+              "sghelm-sharegpu-node-agent");
+      Secret before =
+          client.secrets().inNamespace(namespace).withName("sghelm-sharegpu-webhook-tls").get();
+
+      Release upgraded =
+          new Helm(RenderedChart.chartDir())
+              .upgrade()
+              .withName(release)
+              .withNamespace(namespace)
+              .withKubeConfig(kubeconfig)
+              .set("webhook.failurePolicy", "Ignore")
+              .set("webhook.timeoutSeconds", 1)
+              .set("extender.replicas", 3)
+              .call();
+      assertThat(upgraded.getRevision()).isEqualTo("2");
+      Secret after =
+          client.secrets().inNamespace(namespace).withName("sghelm-sharegpu-webhook-tls").get();
+      // lookup kept the generated certificate: running pods and the webhook's caBundle stay valid
+      assertThat(after.getData()).isEqualTo(before.getData());
+      assertThat(
+              client
+                  .admissionRegistration()
+                  .v1()
+                  .mutatingWebhookConfigurations()
+                  .withName("sghelm-sharegpu-webhook")
+                  .get()
+                  .getWebhooks()
+                  .get(0)
+                  .getClientConfig()
+                  .getCaBundle())
+          .isEqualTo(before.getData().get("ca.crt"));
+      assertThat(
+              client
+                  .apps()
+                  .deployments()
+                  .inNamespace(namespace)
+                  .withName("sghelm-sharegpu-extender")
+                  .get()
+                  .getSpec()
+                  .getReplicas())
+          .isEqualTo(3);
+    } finally {
+      Helm.uninstall(release)
+          .withNamespace(namespace)
+          .withKubeConfig(kubeconfig)
+          .ignoreNotFound()
+          .call();
+    }
+    assertThat(
+            client
+                .admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName("sghelm-sharegpu-webhook")
+                .get())
+        .isNull();
+    assertThat(client.rbac().clusterRoles().withName("sghelm-sharegpu-extender").get()).isNull();
+    // CRDs stay (Helm never deletes crds/), so SharePods and GPUNodes survive an uninstall
+    assertThat(
+            client
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName("sharepods.sharegpu.io")
+                .get())
+        .isNotNull();
   }
 
   // ---------------------------------------------------------------------------------------------
