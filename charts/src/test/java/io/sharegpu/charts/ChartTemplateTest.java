@@ -310,6 +310,9 @@ class ChartTemplateTest {
             });
     assertThat(hostPath(pod, "/proc")).isTrue();
     assertThat(agent.getPorts()).anySatisfy(p -> assertThat(p.getContainerPort()).isEqualTo(9400));
+    assertThat(env.get("SHAREGPU_AGENT_METRICS_PORT").getValue()).isEqualTo("9400");
+    assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
   }
 
   @Test
@@ -379,6 +382,14 @@ class ChartTemplateTest {
         .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/sharegpu/tls"));
     assertThat(container.getReadinessProbe().getHttpGet().getPort().getStrVal())
         .isEqualTo("management");
+    assertThat(env(container).get("SHAREGPU_WEBHOOK_SCHEDULER_NAME").getValue())
+        .isEqualTo("sharegpu-scheduler");
+    assertThat(env(container).get("SHAREGPU_WEBHOOK_MOUNT_MPS_PIPE").getValue()).isEqualTo("false");
+    assertThat(
+            env(container(render("mps.yaml").deployment("webhook")))
+                .get("SHAREGPU_WEBHOOK_MOUNT_MPS_PIPE")
+                .getValue())
+        .isEqualTo("true");
     assertThat(deployment.getSpec().getTemplate().getSpec().getAutomountServiceAccountToken())
         .isFalse();
   }
@@ -425,11 +436,14 @@ class ChartTemplateTest {
     JsonNode json = new JsonMapper().readTree(dashboard.getData().get("sharegpu.json"));
     List<String> exprs = json.findValuesAsString("expr");
     assertThat(exprs).isNotEmpty().allMatch(e -> e.contains("sharegpu_"));
+    assertThat(json.at("/panels").findValuesAsString("title"))
+        .contains("Compute allocated per GPU", "GPU memory used vs share, per pod");
     assertThat(String.join("\n", exprs))
-        .contains("sharegpu_gpu_allocated_milli")
-        .contains("sharegpu_pod_gpu_memory_used_bytes")
-        .contains("sharegpu_pod_gpu_memory_share_bytes")
-        .contains("sharegpu_extender_decisions_total")
+        .contains("sharegpu_gpu_allocated_compute_ratio")
+        .contains("sharegpu_gpu_allocated_memory_bytes")
+        .contains("sharegpu_container_gpu_memory_used_bytes")
+        .contains("resource=\"sharegpu_io_gpu_memory\"")
+        .contains("sharegpu_decisions_total")
         .contains("sharegpu_extender_request_seconds_bucket");
     assertThat(render("minimal.yaml").find(ConfigMap.class, "sharegpu-dashboard")).isEmpty();
   }
