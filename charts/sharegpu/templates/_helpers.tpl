@@ -226,3 +226,8 @@ extenders:
         ignoredByScheduler: false
     httpTimeout: {{ .Values.scheduler.extenderHttpTimeout }}
 {{- end }}
+
+{{/* Host folder of the MPS pipes: fixed, GPU pods mount it at this path (ShareGpuAnnotations.MPS_PIPE_DIRECTORY). */}}
+{{- define "sharegpu.mpsPipeDirectory" -}}
+/tmp/nvidia-mps
+{{- end }}

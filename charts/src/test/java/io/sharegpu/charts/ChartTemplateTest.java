@@ -266,10 +266,10 @@ class ChartTemplateTest {
     PodSpec pod = daemon.getSpec().getTemplate().getSpec();
     Container control = pod.getContainers().get(0);
     assertThat(control.getCommand()).containsExactly("nvidia-cuda-mps-control", "-f");
-    assertThat(env(control).get("CUDA_MPS_PIPE_DIRECTORY").getValue()).isEqualTo("/run/nvidia-mps");
+    assertThat(env(control).get("CUDA_MPS_PIPE_DIRECTORY").getValue()).isEqualTo("/tmp/nvidia-mps");
     assertThat(env(control).get("CUDA_MPS_LOG_DIRECTORY").getValue())
-        .isEqualTo("/var/log/nvidia-mps");
-    assertThat(hostPath(pod, "/run/nvidia-mps")).isTrue();
+        .isEqualTo("/var/log/mps-control");
+    assertThat(hostPath(pod, "/tmp/nvidia-mps")).isTrue();
     assertThat(pod.getRuntimeClassName()).isEqualTo("nvidia");
     assertThat(pod.getAutomountServiceAccountToken()).isFalse();
     assertThat(control.getSecurityContext().getPrivileged()).isFalse();
@@ -277,12 +277,12 @@ class ChartTemplateTest {
 
     // the agent sees the same pipe folder, read-only
     PodSpec agent = chart.daemonSet("node-agent").getSpec().getTemplate().getSpec();
-    assertThat(hostPath(agent, "/run/nvidia-mps")).isTrue();
+    assertThat(hostPath(agent, "/tmp/nvidia-mps")).isTrue();
     assertThat(
             env(agent.getContainers().get(0)).get("SHAREGPU_AGENT_MPS_PIPE_DIRECTORY").getValue())
-        .isEqualTo("/run/nvidia-mps");
+        .isEqualTo("/tmp/nvidia-mps");
     assertThat(agent.getContainers().get(0).getVolumeMounts())
-        .filteredOn(m -> m.getMountPath().equals("/run/nvidia-mps"))
+        .filteredOn(m -> m.getMountPath().equals("/tmp/nvidia-mps"))
         .allMatch(m -> Boolean.TRUE.equals(m.getReadOnly()))
         .hasSize(1);
   }
