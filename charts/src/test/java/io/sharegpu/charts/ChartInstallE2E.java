@@ -1,0 +1,674 @@
+package io.sharegpu.charts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.Release;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestCluster;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Installs the rendered chart on the real control plane (server-side apply, like {@code kubectl
+ * apply --server-side}): every object must be accepted, and access reviews show what each
+ * component's service account may and may not do. kube-scheduler runs with the rendered
+ * configuration as its own service account and must win its leader-election Lease.
+ */
+class ChartInstallE2E {
+
+  private static final Logger log = LoggerFactory.getLogger(ChartInstallE2E.class);
+  private static final String NS = RenderedChart.NAMESPACE;
+  private static final String ALT_RELEASE = "sgalt";
+  private static final String ALT_NS = "sharegpu-alt";
+  private static final String FIELD_MANAGER = "sharegpu-chart-e2e";
+
+  private static TestCluster cluster;
+  private static KubernetesClient client;
+  private static RenderedChart chart;
+  private static RenderedChart alt;
+
+  @BeforeAll
+  static void install() {
+    cluster = TestCluster.shared();
+    client = cluster.client();
+    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+
+    // a second release with MPS and a user-supplied certificate, applied first; its webhook
+    // configuration goes again at once so it does not intercept the main release's pods
+    createNamespace(ALT_NS, Map.of());
+    alt =
+        RenderedChart.render(
+            ALT_RELEASE, ALT_NS, List.of("mps.yaml", "webhook-user-cert.yaml"), Map.of());
+    apply(alt);
+    client
+        .admissionRegistration()
+        .v1()
+        .mutatingWebhookConfigurations()
+        .withName(ALT_RELEASE + "-sharegpu-webhook")
+        .delete();
+
+    createNamespace(NS, Map.of());
+    chart = RenderedChart.render();
+    apply(chart);
+  }
+
+  @AfterAll
+  static void removeWebhookConfiguration() {
+    if (client != null) {
+      client
+          .admissionRegistration()
+          .v1()
+          .mutatingWebhookConfigurations()
+          .withName("sharegpu-webhook")
+          .delete();
+    }
+  }
+
+  @Test
+  void crdsAreEstablishedAndServed() {
+    for (String crd : List.of("gpunodes.sharegpu.io", "sharepods.sharegpu.io")) {
+      assertThat(
+              client
+                  .apiextensions()
+                  .v1()
+                  .customResourceDefinitions()
+                  .withName(crd)
+                  .get()
+                  .getStatus()
+                  .getConditions())
+          .anySatisfy(
+              c -> {
+                assertThat(c.getType()).isEqualTo("Established");
+                assertThat(c.getStatus()).isEqualTo("True");
+              });
+    }
+    assertThat(
+            client
+                .genericKubernetesResources("sharegpu.io/v1alpha1", "SharePod")
+                .inNamespace(NS)
+                .list()
+                .getItems())
+        .isEmpty();
+  }
+
+  @Test
+  void everyRenderedObjectIsStored() {
+    for (RenderedChart rendered : List.of(chart, alt)) {
+      for (HasMetadata object : rendered.objects()) {
+        if (object instanceof MutatingWebhookConfiguration
+            && object.getMetadata().getName().startsWith(ALT_RELEASE)) {
+          continue; // deleted on purpose above
+        }
+        HasMetadata stored = client.resource(object).get();
+        assertThat(stored)
+            .as("%s/%s stored", object.getKind(), object.getMetadata().getName())
+            .isNotNull();
+        assertThat(stored.getMetadata().getManagedFields())
+            .anySatisfy(f -> assertThat(f.getManager()).isEqualTo(FIELD_MANAGER));
+      }
+    }
+    assertThat(chart.objects()).hasSizeGreaterThan(30);
+  }
+
+  @Test
+  void deploymentsCreatePodsInTheReleaseNamespaceWhichTheWebhookSkips() {
+    // kube-controller-manager creates the pods (no kubelet runs them); the webhook, whose service
+    // has
+    // no running pod, must not be asked about its own namespace or nothing could ever start.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .pods()
+                            .inNamespace(NS)
+                            .withLabel("app.kubernetes.io/component", "extender")
+                            .list()
+                            .getItems())
+                    .hasSize(2));
+    Pod pod =
+        client
+            .pods()
+            .inNamespace(NS)
+            .withLabel("app.kubernetes.io/component", "extender")
+            .list()
+            .getItems()
+            .get(0);
+    assertThat(pod.getSpec().getServiceAccountName()).isEqualTo("sharegpu-extender");
+  }
+
+  @Test
+  void webhookFailsClosedOutsideTheExcludedNamespacesAndHonoursTheOptOutLabel() {
+    String plain = "chart-e2e-team";
+    String optedOut = "chart-e2e-opted-out";
+    createNamespace(plain, Map.of());
+    createNamespace(optedOut, Map.of("sharegpu.io/webhook", "disabled"));
+    // the webhook is registered but not running here: failurePolicy Fail refuses the pod
+    assertThatThrownBy(() -> client.pods().inNamespace(plain).resource(pod("notebook")).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("pods.sharegpu.io");
+    assertThat(client.pods().inNamespace(optedOut).resource(pod("notebook")).create()).isNotNull();
+    assertThat(client.pods().inNamespace("kube-system").resource(pod("chart-e2e")).create())
+        .isNotNull();
+    client.pods().inNamespace("kube-system").withName("chart-e2e").delete();
+  }
+
+  @Test
+  void extenderMayScheduleAndBindButNotDeleteOrReadSecrets() {
+    String sa = "sharegpu-extender";
+    assertAllowed(sa, "get", "", "nodes", null, null);
+    assertAllowed(sa, "watch", "", "nodes", null, null);
+    assertAllowed(sa, "list", "", "pods", null, null);
+    assertAllowed(sa, "watch", "", "pods", "team-a", null);
+    assertAllowed(sa, "patch", "", "pods", "team-a", null);
+    assertAllowed(sa, "create", "", "pods/binding", "team-a", null);
+    assertAllowed(sa, "list", "sharegpu.io", "gpunodes", null, null);
+    assertAllowed(sa, "create", "", "events", "team-a", null);
+    assertAllowed(sa, "patch", "events.k8s.io", "events", "team-a", null);
+    assertAllowed(sa, "create", "coordination.k8s.io", "leases", NS, null);
+    assertAllowed(sa, "get", "coordination.k8s.io", "leases", NS, "sharegpu-extender-bind");
+    assertAllowed(sa, "update", "coordination.k8s.io", "leases", NS, "sharegpu-extender-bind");
+
+    assertDenied(sa, "delete", "", "pods", "team-a", null);
+    assertDenied(sa, "create", "", "pods", "team-a", null);
+    assertDenied(sa, "update", "", "pods", "team-a", null);
+    assertDenied(sa, "get", "", "secrets", NS, null);
+    assertDenied(sa, "list", "", "secrets", null, null);
+    assertDenied(sa, "patch", "", "nodes", null, null);
+    assertDenied(sa, "update", "sharegpu.io", "gpunodes/status", null, null);
+    assertDenied(sa, "update", "coordination.k8s.io", "leases", NS, "sharegpu-scheduler");
+    assertDenied(
+        sa, "update", "coordination.k8s.io", "leases", "kube-system", "sharegpu-extender-bind");
+    assertDenied(sa, "create", "coordination.k8s.io", "leases", "kube-system", null);
+    assertDenied(sa, "list", "sharegpu.io", "sharepods", null, null);
+    assertNothingBroad(sa);
+  }
+
+  @Test
+  void extenderImpersonatedCanListNodesButIsForbiddenSecretsAndPodDeletion() {
+    try (KubernetesClient extender = impersonating(NS, "sharegpu-extender")) {
+      assertThat(extender.nodes().list()).isNotNull();
+      assertThat(selfReview(extender, "create", "", "pods/binding", "team-a")).isTrue();
+      assertThat(selfReview(extender, "delete", "", "pods", "team-a")).isFalse();
+      assertThat(selfReview(extender, "get", "", "secrets", NS)).isFalse();
+      assertThatThrownBy(() -> extender.secrets().inNamespace(NS).list())
+          .isInstanceOf(KubernetesClientException.class)
+          .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
+      assertThatThrownBy(
+              () ->
+                  extender
+                      .pods()
+                      .inNamespace(NS)
+                      .withLabel("app.kubernetes.io/component", "webhook")
+                      .delete())
+          .isInstanceOf(KubernetesClientException.class)
+          .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
+    }
+  }
+
+  @Test
+  void schedulerHasKubeSchedulerRightsAndItsOwnLease() {
+    String sa = "sharegpu-scheduler";
+    assertAllowed(sa, "create", "", "pods/binding", "team-a", null);
+    assertAllowed(sa, "list", "", "nodes", null, null);
+    assertAllowed(sa, "watch", "", "pods", null, null);
+    assertAllowed(sa, "list", "storage.k8s.io", "csinodes", null, null);
+    assertAllowed(sa, "create", "coordination.k8s.io", "leases", NS, null);
+    assertAllowed(sa, "get", "coordination.k8s.io", "leases", NS, "sharegpu-scheduler");
+    assertAllowed(sa, "update", "coordination.k8s.io", "leases", NS, "sharegpu-scheduler");
+    assertAllowed(sa, "get", "", "configmaps", "kube-system", "extension-apiserver-authentication");
+    assertAllowed(sa, "create", "authentication.k8s.io", "tokenreviews", null, null);
+    assertAllowed(sa, "create", "authorization.k8s.io", "subjectaccessreviews", null, null);
+
+    assertDenied(sa, "get", "", "secrets", NS, null);
+    assertDenied(sa, "update", "coordination.k8s.io", "leases", NS, "sharegpu-extender-bind");
+    assertDenied(sa, "get", "", "configmaps", "kube-system", "kube-root-ca.crt");
+    assertDenied(sa, "create", "apps", "deployments", NS, null);
+    assertDenied(sa, "delete", "", "nodes", null, null);
+    assertDenied(sa, "list", "sharegpu.io", "sharepods", null, null);
+    assertNothingBroad(sa);
+  }
+
+  @Test
+  void controllerManagesSharePodPodsAndStatusOnly() {
+    String sa = "sharegpu-controller";
+    assertAllowed(sa, "list", "sharegpu.io", "sharepods", null, null);
+    assertAllowed(sa, "watch", "sharegpu.io", "sharepods", "team-a", null);
+    assertAllowed(sa, "patch", "sharegpu.io", "sharepods/status", "team-a", null);
+    assertAllowed(sa, "update", "sharegpu.io", "sharepods/status", "team-a", null);
+    assertAllowed(sa, "create", "", "pods", "team-a", null);
+    assertAllowed(sa, "delete", "", "pods", "team-a", null);
+    assertAllowed(sa, "list", "sharegpu.io", "gpunodes", null, null);
+    assertAllowed(sa, "create", "", "events", "team-a", null);
+
+    assertDenied(sa, "update", "sharegpu.io", "sharepods", "team-a", null);
+    assertDenied(sa, "delete", "sharegpu.io", "sharepods", "team-a", null);
+    assertDenied(sa, "patch", "", "pods", "team-a", null);
+    assertDenied(sa, "create", "", "pods/binding", "team-a", null);
+    assertDenied(sa, "get", "", "secrets", "team-a", null);
+    assertDenied(sa, "update", "sharegpu.io", "gpunodes", null, null);
+    assertNothingBroad(sa);
+  }
+
+  @Test
+  void nodeAgentWritesNodesAndGpuNodesOnly() {
+    String sa = "sharegpu-node-agent";
+    assertAllowed(sa, "get", "", "nodes", null, "gpu-node-1");
+    assertAllowed(sa, "patch", "", "nodes", null, "gpu-node-1");
+    assertAllowed(sa, "patch", "", "nodes/status", null, "gpu-node-1");
+    assertAllowed(sa, "create", "sharegpu.io", "gpunodes", null, null);
+    assertAllowed(sa, "update", "sharegpu.io", "gpunodes", null, "gpu-node-1");
+    assertAllowed(sa, "watch", "sharegpu.io", "gpunodes", null, null);
+    assertAllowed(sa, "patch", "sharegpu.io", "gpunodes/status", null, "gpu-node-1");
+    assertAllowed(sa, "list", "", "pods", null, null);
+    assertAllowed(sa, "watch", "", "pods", null, null);
+
+    assertDenied(sa, "delete", "", "nodes", null, "gpu-node-1");
+    assertDenied(sa, "list", "", "nodes", null, null);
+    assertDenied(sa, "delete", "sharegpu.io", "gpunodes", null, "gpu-node-1");
+    assertDenied(sa, "get", "", "pods", "team-a", "notebook");
+    assertDenied(sa, "create", "", "pods", "team-a", null);
+    assertDenied(sa, "get", "", "secrets", NS, null);
+    assertDenied(sa, "list", "sharegpu.io", "sharepods", null, null);
+    assertNothingBroad(sa);
+  }
+
+  @Test
+  void webhookAndMpsDaemonMayCallNothing() {
+    for (String[] sa :
+        List.of(
+            new String[] {NS, "sharegpu-webhook"},
+            new String[] {ALT_NS, ALT_RELEASE + "-sharegpu-mps-daemon"},
+            new String[] {ALT_NS, ALT_RELEASE + "-sharegpu-webhook"})) {
+      assertThat(review(sa[0], sa[1], "list", "", "pods", null, null)).as(sa[1]).isFalse();
+      assertThat(review(sa[0], sa[1], "get", "", "secrets", sa[0], null)).as(sa[1]).isFalse();
+      assertThat(review(sa[0], sa[1], "get", "", "configmaps", sa[0], null)).as(sa[1]).isFalse();
+      assertThat(review(sa[0], sa[1], "list", "", "nodes", null, null)).as(sa[1]).isFalse();
+    }
+  }
+
+  @Test
+  void kubeSchedulerRunsTheRenderedConfigAsItsServiceAccountAndWinsItsLease(@TempDir Path tmp)
+      throws Exception {
+    // the rendered KubeSchedulerConfiguration, with a kubeconfig holding the scheduler's own token
+    String token =
+        client
+            .serviceAccounts()
+            .inNamespace(NS)
+            .withName("sharegpu-scheduler")
+            .tokenRequest(
+                new TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(3600L)
+                    .endSpec()
+                    .build())
+            .getStatus()
+            .getToken();
+    Path kubeconfig = tmp.resolve("scheduler.kubeconfig");
+    Files.writeString(kubeconfig, tokenKubeconfig(token));
+    String rendered =
+        chart.get(ConfigMap.class, "sharegpu-scheduler").getData().get("scheduler-config.yaml");
+    Path config = tmp.resolve("scheduler-config.yaml");
+    Files.writeString(config, rendered + "clientConnection:\n  kubeconfig: " + kubeconfig + "\n");
+
+    int port = Ports.free();
+    Path logFile = tmp.resolve("kube-scheduler.log");
+    Process scheduler =
+        new ProcessBuilder(
+                binDir().resolve("kube-scheduler").toString(),
+                "--config=" + config,
+                "--authentication-kubeconfig=" + kubeconfig,
+                "--authorization-kubeconfig=" + kubeconfig,
+                "--bind-address=127.0.0.1",
+                "--secure-port=" + port,
+                "--v=2")
+            .redirectErrorStream(true)
+            .redirectOutput(logFile.toFile())
+            .start();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () -> {
+                assertThat(scheduler.isAlive())
+                    .as("kube-scheduler exited: %s", tail(logFile))
+                    .isTrue();
+                Lease lease = client.leases().inNamespace(NS).withName("sharegpu-scheduler").get();
+                assertThat(lease).as("lease; log: %s", tail(logFile)).isNotNull();
+                assertThat(lease.getSpec().getHolderIdentity()).isNotBlank();
+              });
+      String schedulerLog = Files.readString(logFile, StandardCharsets.UTF_8);
+      assertThat(schedulerLog)
+          .doesNotContain("is forbidden")
+          .doesNotContain("Unable to get configmap/extension-apiserver-authentication");
+      log.info("kube-scheduler ran as sharegpu-scheduler and holds its Lease");
+    } finally {
+      scheduler.destroy();
+      if (!scheduler.waitFor(20, TimeUnit.SECONDS)) {
+        scheduler.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void helmInstallUpgradeAndUninstallKeepTheWebhookCertificateAndAddServiceMonitors() {
+    // the Prometheus Operator's API appears: helm now renders ServiceMonitors (Capabilities)
+    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/src/test/resources/crds"));
+    String release = "sghelm";
+    String namespace = "sharegpu-helm";
+    Path kubeconfig = cluster.kubeconfig();
+    try {
+      // Ignore with a short timeout: this release's webhook must not hold up the other tests' pods
+      Release installed =
+          new Helm(RenderedChart.chartDir())
+              .install()
+              .withName(release)
+              .withNamespace(namespace)
+              .createNamespace()
+              .withKubeConfig(kubeconfig)
+              .set("webhook.failurePolicy", "Ignore")
+              .set("webhook.timeoutSeconds", 1)
+              .call();
+      assertThat(installed.getStatus()).isEqualTo("deployed");
+      assertThat(
+              client
+                  .genericKubernetesResources("monitoring.coreos.com/v1", "ServiceMonitor")
+                  .inNamespace(namespace)
+                  .list()
+                  .getItems())
+          .extracting(m -> m.getMetadata().getName())
+          .containsExactlyInAnyOrder(
+              "sghelm-sharegpu-extender",
+              "sghelm-sharegpu-controller",
+              "sghelm-sharegpu-webhook",
+              "sghelm-sharegpu-node-agent");
+      Secret before =
+          client.secrets().inNamespace(namespace).withName("sghelm-sharegpu-webhook-tls").get();
+
+      Release upgraded =
+          new Helm(RenderedChart.chartDir())
+              .upgrade()
+              .withName(release)
+              .withNamespace(namespace)
+              .withKubeConfig(kubeconfig)
+              .set("webhook.failurePolicy", "Ignore")
+              .set("webhook.timeoutSeconds", 1)
+              .set("extender.replicas", 3)
+              .call();
+      assertThat(upgraded.getRevision()).isEqualTo("2");
+      Secret after =
+          client.secrets().inNamespace(namespace).withName("sghelm-sharegpu-webhook-tls").get();
+      // lookup kept the generated certificate: running pods and the webhook's caBundle stay valid
+      assertThat(after.getData()).isEqualTo(before.getData());
+      assertThat(
+              client
+                  .admissionRegistration()
+                  .v1()
+                  .mutatingWebhookConfigurations()
+                  .withName("sghelm-sharegpu-webhook")
+                  .get()
+                  .getWebhooks()
+                  .get(0)
+                  .getClientConfig()
+                  .getCaBundle())
+          .isEqualTo(before.getData().get("ca.crt"));
+      assertThat(
+              client
+                  .apps()
+                  .deployments()
+                  .inNamespace(namespace)
+                  .withName("sghelm-sharegpu-extender")
+                  .get()
+                  .getSpec()
+                  .getReplicas())
+          .isEqualTo(3);
+    } finally {
+      Helm.uninstall(release)
+          .withNamespace(namespace)
+          .withKubeConfig(kubeconfig)
+          .ignoreNotFound()
+          .call();
+    }
+    assertThat(
+            client
+                .admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName("sghelm-sharegpu-webhook")
+                .get())
+        .isNull();
+    assertThat(client.rbac().clusterRoles().withName("sghelm-sharegpu-extender").get()).isNull();
+    // CRDs stay (Helm never deletes crds/), so SharePods and GPUNodes survive an uninstall
+    assertThat(
+            client
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName("sharepods.sharegpu.io")
+                .get())
+        .isNotNull();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private static void apply(RenderedChart rendered) {
+    for (HasMetadata object : rendered.objects()) {
+      try {
+        client.resource(object).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+      } catch (KubernetesClientException e) {
+        throw new AssertionError(
+            "the API server refused "
+                + object.getKind()
+                + "/"
+                + object.getMetadata().getName()
+                + ": "
+                + e.getMessage(),
+            e);
+      }
+    }
+  }
+
+  private static void createNamespace(String name, Map<String, String> labels) {
+    Namespace namespace =
+        new NamespaceBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withLabels(labels)
+            .endMetadata()
+            .build();
+    client.resource(namespace).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+  private static Pod pod(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName("sharegpu-scheduler")
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private static boolean review(
+      String namespace,
+      String serviceAccount,
+      String verb,
+      String group,
+      String resource,
+      String resourceNamespace,
+      String name) {
+    SubjectAccessReview review =
+        new SubjectAccessReviewBuilder()
+            .withNewSpec()
+            .withUser("system:serviceaccount:" + namespace + ":" + serviceAccount)
+            .withGroups(
+                "system:serviceaccounts",
+                "system:serviceaccounts:" + namespace,
+                "system:authenticated")
+            .withResourceAttributes(attributes(verb, group, resource, resourceNamespace, name))
+            .endSpec()
+            .build();
+    return client
+        .authorization()
+        .v1()
+        .subjectAccessReview()
+        .create(review)
+        .getStatus()
+        .getAllowed();
+  }
+
+  private static ResourceAttributes attributes(
+      String verb, String group, String resource, String namespace, String name) {
+    String[] parts = resource.split("/", 2);
+    return new ResourceAttributesBuilder()
+        .withVerb(verb)
+        .withGroup(group)
+        .withResource(parts[0])
+        .withSubresource(parts.length > 1 ? parts[1] : null)
+        .withNamespace(namespace)
+        .withName(name)
+        .build();
+  }
+
+  private static void assertAllowed(
+      String sa, String verb, String group, String resource, String namespace, String name) {
+    assertThat(review(NS, sa, verb, group, resource, namespace, name))
+        .as("%s may %s %s/%s in %s (%s)", sa, verb, group, resource, namespace, name)
+        .isTrue();
+  }
+
+  private static void assertDenied(
+      String sa, String verb, String group, String resource, String namespace, String name) {
+    assertThat(review(NS, sa, verb, group, resource, namespace, name))
+        .as("%s must not %s %s/%s in %s (%s)", sa, verb, group, resource, namespace, name)
+        .isFalse();
+  }
+
+  /** No component may act on arbitrary objects: the usual escalation paths are closed. */
+  private static void assertNothingBroad(String sa) {
+    assertDenied(sa, "*", "*", "*", null, null);
+    assertDenied(sa, "create", "rbac.authorization.k8s.io", "clusterrolebindings", null, null);
+    assertDenied(sa, "escalate", "rbac.authorization.k8s.io", "clusterroles", null, null);
+    assertDenied(sa, "impersonate", "", "serviceaccounts", null, null);
+    assertDenied(sa, "create", "", "serviceaccounts/token", NS, null);
+    assertDenied(sa, "create", "", "pods/exec", NS, null);
+    assertDenied(sa, "delete", "apiextensions.k8s.io", "customresourcedefinitions", null, null);
+    assertDenied(
+        sa, "patch", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", null, null);
+  }
+
+  private static KubernetesClient impersonating(String namespace, String serviceAccount) {
+    Config admin = Config.fromKubeconfig(cluster.kubeconfig().toFile());
+    Config config =
+        new ConfigBuilder(admin)
+            .withImpersonateUsername("system:serviceaccount:" + namespace + ":" + serviceAccount)
+            .withImpersonateGroups(
+                "system:serviceaccounts",
+                "system:serviceaccounts:" + namespace,
+                "system:authenticated")
+            .build();
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  private static boolean selfReview(
+      KubernetesClient as, String verb, String group, String resource, String namespace) {
+    SelfSubjectAccessReview review =
+        new SelfSubjectAccessReviewBuilder()
+            .withNewSpec()
+            .withResourceAttributes(attributes(verb, group, resource, namespace, null))
+            .endSpec()
+            .build();
+    return as.authorization()
+        .v1()
+        .selfSubjectAccessReview()
+        .create(review)
+        .getStatus()
+        .getAllowed();
+  }
+
+  private static String tokenKubeconfig(String token) {
+    Config admin = Config.fromKubeconfig(cluster.kubeconfig().toFile());
+    return String.join(
+        "\n",
+        "apiVersion: v1",
+        "kind: Config",
+        "clusters:",
+        "- name: test",
+        "  cluster:",
+        "    server: " + cluster.apiServerUrl(),
+        "    certificate-authority-data: " + admin.getCaCertData(),
+        "users:",
+        "- name: sharegpu-scheduler",
+        "  user:",
+        "    token: " + token,
+        "contexts:",
+        "- name: test",
+        "  context: {cluster: test, user: sharegpu-scheduler}",
+        "current-context: test",
+        "");
+  }
+
+  private static Path binDir() throws IOException {
+    for (String line : Files.readAllLines(cluster.dir().resolve("env"))) {
+      String assignment = line.startsWith("export ") ? line.substring(7) : line;
+      if (assignment.startsWith("BIN_DIR=")) {
+        return Path.of(assignment.substring(8).replace("\"", "").replace("'", ""));
+      }
+    }
+    throw new IllegalStateException(cluster.dir().resolve("env") + " has no BIN_DIR");
+  }
+
+  private static String tail(Path file) {
+    try {
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      return String.join(
+          "\n", new ArrayList<>(lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+}

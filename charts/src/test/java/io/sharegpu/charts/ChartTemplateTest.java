@@ -1,0 +1,538 @@
+package io.sharegpu.charts;
+
+import static io.sharegpu.charts.RenderedChart.NAMESPACE;
+import static io.sharegpu.charts.RenderedChart.render;
+import static io.sharegpu.charts.RenderedChart.sets;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/** helm lint and helm template of charts/sharegpu, through helm-java, for several value sets. */
+class ChartTemplateTest {
+
+  /** Named value sets: each is a list of values files under src/test/resources/values. */
+  static Stream<Arguments> valueSets() {
+    return Stream.of(
+        Arguments.of("default", List.of()),
+        Arguments.of("ha", List.of("ha.yaml")),
+        Arguments.of("mps", List.of("mps.yaml")),
+        Arguments.of("webhook-user-cert", List.of("webhook-user-cert.yaml")),
+        Arguments.of("node-agent-selectors", List.of("node-agent-selectors.yaml")),
+        Arguments.of("minimal", List.of("minimal.yaml")),
+        Arguments.of("everything", List.of("ha.yaml", "mps.yaml", "webhook-user-cert.yaml")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueSets")
+  void lintStrictPasses(String name, List<String> valuesFiles, @TempDir Path tmp) throws Exception {
+    // helm-java's lint takes no values file: lint a copy of the chart whose values.yaml is the
+    // merge of the defaults and the value set (helm lint -f would do the same).
+    Path chart = copyChartWithValues(tmp, valuesFiles);
+    LintResult result = new Helm(chart).lint().strict().call();
+    assertThat(result.isFailed()).as("lint messages: %s", result.getMessages()).isFalse();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueSets")
+  void rendersValidObjectsWithLabelsAndNamespaces(String name, List<String> valuesFiles) {
+    RenderedChart chart = render(valuesFiles, Map.of());
+    assertThat(chart.objects()).isNotEmpty();
+    for (HasMetadata object : chart.objects()) {
+      assertThat(object.getMetadata().getLabels())
+          .as("labels of %s/%s", object.getKind(), object.getMetadata().getName())
+          .containsEntry("app.kubernetes.io/instance", RenderedChart.RELEASE)
+          .containsEntry("app.kubernetes.io/managed-by", "Helm");
+      assertThat(object.getMetadata().getName()).hasSizeLessThanOrEqualTo(63);
+    }
+    assertThat(chart.names()).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void schemaRejectsAMisspeltKey() {
+    assertThatThrownBy(() -> render("typo.yaml"))
+        .hasMessageContaining("replicass")
+        .hasMessageContaining("additional");
+    assertThatThrownBy(() -> render(List.of(), sets("nodeAgent.nodeSelectr.gpu", "true")))
+        .hasMessageContaining("nodeSelectr");
+  }
+
+  @Test
+  void schemaRejectsAMisspeltKeyInLint(@TempDir Path tmp) throws Exception {
+    LintResult result = new Helm(copyChartWithValues(tmp, List.of("typo.yaml"))).lint().call();
+    assertThat(result.isFailed()).isTrue();
+    assertThat(String.join("\n", result.getMessages())).contains("replicass");
+  }
+
+  @Test
+  void schemaRejectsValuesOfTheWrongShape() {
+    assertThatThrownBy(() -> render(List.of(), sets("enforcement.mode", "hami")))
+        .hasMessageContaining("/enforcement/mode");
+    assertThatThrownBy(() -> render(List.of(), sets("extender.replicas", "two")))
+        .hasMessageContaining("/extender/replicas");
+    assertThatThrownBy(() -> render(List.of(), sets("webhook.failurePolicy", "Retry")))
+        .hasMessageContaining("/webhook/failurePolicy");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueSets")
+  void rbacHasNoWildcards(String name, List<String> valuesFiles) {
+    RenderedChart chart = render(valuesFiles, Map.of());
+    List<PolicyRule> rules = new ArrayList<>();
+    chart.all(ClusterRole.class).forEach(r -> rules.addAll(r.getRules()));
+    chart.all(Role.class).forEach(r -> rules.addAll(r.getRules()));
+    assertThat(rules).isNotEmpty();
+    for (PolicyRule rule : rules) {
+      assertThat(rule.getVerbs()).doesNotContain("*").isNotEmpty();
+      assertThat(rule.getResources()).doesNotContain("*").isNotEmpty();
+      assertThat(rule.getApiGroups()).doesNotContain("*");
+      assertThat(rule.getResourceNames()).doesNotContain("*");
+      assertThat(rule.getNonResourceURLs()).isEmpty();
+    }
+    // the only upstream roles bound are the ones kube-scheduler itself is built for
+    assertThat(chart.all(ClusterRoleBinding.class))
+        .extracting(b -> b.getRoleRef().getName())
+        .filteredOn(n -> !n.startsWith(RenderedChart.RELEASE + "-"))
+        .allMatch(n -> n.equals("system:kube-scheduler") || n.equals("system:volume-scheduler"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueSets")
+  void everyDeploymentHasProbesResourcesAndLeastPrivilege(String name, List<String> valuesFiles) {
+    RenderedChart chart = render(valuesFiles, Map.of());
+    assertThat(chart.all(Deployment.class)).isNotEmpty();
+    for (Deployment deployment : chart.all(Deployment.class)) {
+      PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+      assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+      for (Container container : pod.getContainers()) {
+        String what = deployment.getMetadata().getName() + "/" + container.getName();
+        assertThat(container.getReadinessProbe()).as("readiness of %s", what).isNotNull();
+        assertThat(container.getLivenessProbe()).as("liveness of %s", what).isNotNull();
+        assertThat(container.getResources().getRequests())
+            .as("requests of %s", what)
+            .containsKeys("cpu", "memory");
+        assertThat(container.getResources().getLimits())
+            .as("limits of %s", what)
+            .containsKey("memory");
+        assertLeastPrivilege(container, what);
+        assertThat(container.getImage()).as(what).doesNotEndWith(":latest").contains(":");
+      }
+    }
+  }
+
+  @Test
+  void schedulerConfigCallsTheExtenderServiceWithTheProfileAndLeaderElection() throws Exception {
+    RenderedChart chart = render();
+    ConfigMap config = chart.get(ConfigMap.class, "sharegpu-scheduler");
+    JsonNode scheduler = new YAMLMapper().readTree(config.getData().get("scheduler-config.yaml"));
+    assertThat(scheduler.at("/apiVersion").asText()).isEqualTo("kubescheduler.config.k8s.io/v1");
+    assertThat(scheduler.at("/kind").asText()).isEqualTo("KubeSchedulerConfiguration");
+    assertThat(scheduler.at("/profiles/0/schedulerName").asText()).isEqualTo("sharegpu-scheduler");
+    assertThat(scheduler.at("/leaderElection/leaderElect").asBoolean()).isTrue();
+    assertThat(scheduler.at("/leaderElection/resourceNamespace").asText()).isEqualTo(NAMESPACE);
+    assertThat(scheduler.at("/leaderElection/resourceName").asText())
+        .isEqualTo("sharegpu-scheduler");
+    JsonNode extender = scheduler.at("/extenders/0");
+    assertThat(extender.at("/urlPrefix").asText())
+        .isEqualTo("http://sharegpu-extender.sharegpu-system.svc:8080");
+    assertThat(extender.at("/filterVerb").asText()).isEqualTo("filter");
+    assertThat(extender.at("/prioritizeVerb").asText()).isEqualTo("prioritize");
+    assertThat(extender.at("/bindVerb").asText()).isEqualTo("bind");
+    assertThat(extender.at("/nodeCacheCapable").asBoolean()).isTrue();
+    assertThat(extender.at("/weight").asInt()).isEqualTo(5);
+    assertThat(extender.at("/httpTimeout").asText()).isEqualTo("10s");
+    assertThat(extender.at("/managedResources").findValuesAsString("name"))
+        .containsExactly("sharegpu.io/gpu-milli", "sharegpu.io/gpu-memory");
+    assertThat(extender.at("/managedResources").findValues("ignoredByScheduler"))
+        .allMatch(v -> !v.asBoolean());
+
+    Service service = chart.get(Service.class, "sharegpu-extender");
+    assertThat(service.getSpec().getPorts().get(0).getPort()).isEqualTo(8080);
+    assertThat(service.getSpec().getSelector())
+        .isEqualTo(chart.deployment("extender").getSpec().getSelector().getMatchLabels());
+
+    Container kubeScheduler = container(chart.deployment("scheduler"));
+    assertThat(kubeScheduler.getImage()).isEqualTo("registry.k8s.io/kube-scheduler:v1.34.2");
+    assertThat(kubeScheduler.getCommand())
+        .contains("--config=/etc/sharegpu/scheduler/scheduler-config.yaml");
+    // the config is mounted and a change rolls the pods
+    assertThat(chart.deployment("scheduler").getSpec().getTemplate().getMetadata().getAnnotations())
+        .containsKey("checksum/config");
+  }
+
+  @Test
+  void extenderGetsItsContractEnvAndBindLease() {
+    RenderedChart chart = render("ha.yaml");
+    Deployment extender = chart.deployment("extender");
+    assertThat(extender.getSpec().getReplicas()).isEqualTo(2);
+    Map<String, EnvVar> env = env(container(extender));
+    assertThat(env.get("SHAREGPU_EXTENDER_POLICY").getValue()).isEqualTo("sharegpu");
+    assertThat(env.get("SHAREGPU_EXTENDER_BIND_LEASE_NAME").getValue())
+        .isEqualTo("sharegpu-extender-bind");
+    assertThat(env.get("SHAREGPU_EXTENDER_BIND_LEASE_NAMESPACE").getValue()).isEqualTo(NAMESPACE);
+    assertThat(env.get("POD_IP").getValueFrom().getFieldRef().getFieldPath())
+        .isEqualTo("status.podIP");
+    assertThat(env.get("SHAREGPU_EXTENDER_ADVERTISE_URL").getValue())
+        .isEqualTo("http://$(POD_IP):8080");
+    // POD_IP must come first for $(POD_IP) to expand
+    List<String> order =
+        container(extender).getEnv().stream().map(EnvVar::getName).collect(Collectors.toList());
+    assertThat(order.indexOf("POD_IP"))
+        .isLessThan(order.indexOf("SHAREGPU_EXTENDER_ADVERTISE_URL"));
+
+    Role lease = chart.get(Role.class, "sharegpu-extender");
+    assertThat(lease.getRules())
+        .anySatisfy(
+            r -> assertThat(r.getResourceNames()).containsExactly("sharegpu-extender-bind"));
+    // HA: PDBs keep one replica of each control-plane component through drains
+    assertThat(chart.all(PodDisruptionBudget.class))
+        .extracting(p -> p.getMetadata().getName())
+        .contains("sharegpu-extender", "sharegpu-scheduler", "sharegpu-webhook");
+    assertThat(chart.deployment("scheduler").getSpec().getReplicas()).isEqualTo(2);
+    assertThat(
+            chart.get(ConfigMap.class, "sharegpu-scheduler").getData().get("scheduler-config.yaml"))
+        .contains("resourceName: sharegpu-scheduler-lock")
+        .contains("leaderElect: true");
+    assertThat(
+            chart
+                .deployment("webhook")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getAffinity()
+                .getPodAntiAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution())
+        .hasSize(1);
+  }
+
+  @Test
+  void controllerGetsTheSchedulerName() {
+    RenderedChart chart = render(List.of(), sets("schedulerName", "gpu-share"));
+    assertThat(
+            env(container(chart.deployment("controller")))
+                .get("SHAREGPU_CONTROLLER_SCHEDULER_NAME")
+                .getValue())
+        .isEqualTo("gpu-share");
+    assertThat(
+            chart.get(ConfigMap.class, "sharegpu-scheduler").getData().get("scheduler-config.yaml"))
+        .contains("schedulerName: gpu-share");
+  }
+
+  @Test
+  void mpsDaemonOnlyWithMpsEnforcement() {
+    assertThat(render().find(DaemonSet.class, "sharegpu-mps-daemon")).isEmpty();
+
+    RenderedChart chart = render("mps.yaml");
+    DaemonSet daemon = chart.daemonSet("mps-daemon");
+    PodSpec pod = daemon.getSpec().getTemplate().getSpec();
+    Container control = pod.getContainers().get(0);
+    assertThat(control.getCommand()).containsExactly("nvidia-cuda-mps-control", "-f");
+    assertThat(env(control).get("CUDA_MPS_PIPE_DIRECTORY").getValue()).isEqualTo("/tmp/nvidia-mps");
+    assertThat(env(control).get("CUDA_MPS_LOG_DIRECTORY").getValue())
+        .isEqualTo("/var/log/mps-control");
+    assertThat(hostPath(pod, "/tmp/nvidia-mps")).isTrue();
+    assertThat(pod.getRuntimeClassName()).isEqualTo("nvidia");
+    assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+    assertThat(control.getSecurityContext().getPrivileged()).isFalse();
+    assertThat(pod.getNodeSelector()).containsEntry("nvidia.com/gpu.present", "true");
+
+    // the agent sees the same pipe folder, read-only
+    PodSpec agent = chart.daemonSet("node-agent").getSpec().getTemplate().getSpec();
+    assertThat(hostPath(agent, "/tmp/nvidia-mps")).isTrue();
+    assertThat(
+            env(agent.getContainers().get(0)).get("SHAREGPU_AGENT_MPS_PIPE_DIRECTORY").getValue())
+        .isEqualTo("/tmp/nvidia-mps");
+    assertThat(agent.getContainers().get(0).getVolumeMounts())
+        .filteredOn(m -> m.getMountPath().equals("/tmp/nvidia-mps"))
+        .allMatch(m -> Boolean.TRUE.equals(m.getReadOnly()))
+        .hasSize(1);
+  }
+
+  @Test
+  void nodeAgentRunsOnGpuNodesWithLeastPrivilege() {
+    RenderedChart chart = render();
+    PodSpec pod = chart.daemonSet("node-agent").getSpec().getTemplate().getSpec();
+    assertThat(pod.getNodeSelector()).containsExactly(Map.entry("nvidia.com/gpu.present", "true"));
+    assertThat(pod.getRuntimeClassName()).isEqualTo("nvidia");
+    assertThat(pod.getHostPID()).isTrue();
+    assertThat(pod.getHostNetwork()).isNull();
+    Container agent = pod.getContainers().get(0);
+    assertLeastPrivilege(agent, "node-agent");
+    Map<String, EnvVar> env = env(agent);
+    assertThat(env.get("NODE_NAME").getValueFrom().getFieldRef().getFieldPath())
+        .isEqualTo("spec.nodeName");
+    assertThat(env.get("SHAREGPU_AGENT_HOST_PROC").getValue()).isEqualTo("/host/proc");
+    assertThat(env.get("NVIDIA_VISIBLE_DEVICES").getValue()).isEqualTo("all");
+    assertThat(agent.getVolumeMounts())
+        .anySatisfy(
+            m -> {
+              assertThat(m.getMountPath()).isEqualTo("/host/proc");
+              assertThat(m.getReadOnly()).isTrue();
+            });
+    assertThat(hostPath(pod, "/proc")).isTrue();
+    assertThat(agent.getPorts()).anySatisfy(p -> assertThat(p.getContainerPort()).isEqualTo(9400));
+    assertThat(env.get("SHAREGPU_AGENT_METRICS_PORT").getValue()).isEqualTo("9400");
+    assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+  }
+
+  @Test
+  void nodeAgentSelectorsTolerationsAndAffinityAreConfigurable() {
+    RenderedChart chart = render("node-agent-selectors.yaml");
+    PodSpec pod = chart.daemonSet("node-agent").getSpec().getTemplate().getSpec();
+    assertThat(pod.getNodeSelector()).containsExactly(Map.entry("example.com/accelerator", "h200"));
+    assertThat(pod.getTolerations())
+        .singleElement()
+        .satisfies(t -> assertThat(t.getKey()).isEqualTo("example.com/dedicated"));
+    assertThat(
+            pod.getAffinity()
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms())
+        .hasSize(1);
+    assertThat(pod.getRuntimeClassName()).isNull();
+    assertThat(pod.getHostPID()).isFalse();
+  }
+
+  @Test
+  void webhookUsesTheUserCertificate() throws Exception {
+    RenderedChart chart = render("webhook-user-cert.yaml");
+    JsonNode values =
+        new YAMLMapper().readTree(RenderedChart.valuesFile("webhook-user-cert.yaml").toFile());
+    Secret secret = chart.get(Secret.class, "sharegpu-webhook-tls");
+    assertThat(decode(secret.getData().get("tls.crt")))
+        .isEqualTo(values.at("/webhook/tls/certificate").asText());
+    assertThat(decode(secret.getData().get("tls.key")))
+        .isEqualTo(values.at("/webhook/tls/key").asText());
+    assertThat(secret.getMetadata().getAnnotations())
+        .containsEntry("sharegpu.io/generated", "false");
+    MutatingWebhook webhook = webhook(chart);
+    assertThat(decode(webhook.getClientConfig().getCaBundle()))
+        .isEqualTo(values.at("/webhook/tls/caCertificate").asText());
+  }
+
+  @Test
+  void webhookRejectsAPartialUserCertificate() {
+    assertThatThrownBy(() -> render(List.of(), sets("webhook.tls.certificate", "PEM")))
+        .hasMessageContaining("set all of certificate, key and caCertificate");
+  }
+
+  @Test
+  void webhookGeneratesACertificateForItsServiceSignedByTheCaBundle() throws Exception {
+    RenderedChart chart = render();
+    Secret secret = chart.get(Secret.class, "sharegpu-webhook-tls");
+    CertificateFactory factory = CertificateFactory.getInstance("X.509");
+    X509Certificate ca = certificate(factory, secret.getData().get("ca.crt"));
+    X509Certificate serving = certificate(factory, secret.getData().get("tls.crt"));
+    serving.verify(ca.getPublicKey());
+    assertThat(
+            serving.getSubjectAlternativeNames().stream()
+                .map(san -> String.valueOf(san.get(1)))
+                .collect(Collectors.toList()))
+        .contains("sharegpu-webhook.sharegpu-system.svc");
+    assertThat(webhook(chart).getClientConfig().getCaBundle())
+        .isEqualTo(secret.getData().get("ca.crt"));
+
+    Deployment deployment = chart.deployment("webhook");
+    Container container = container(deployment);
+    assertThat(env(container).get("SERVER_SSL_CERTIFICATE").getValue())
+        .isEqualTo("/etc/sharegpu/tls/tls.crt");
+    assertThat(env(container).get("SERVER_SSL_CERTIFICATE_PRIVATE_KEY").getValue())
+        .isEqualTo("/etc/sharegpu/tls/tls.key");
+    assertThat(container.getVolumeMounts())
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/sharegpu/tls"));
+    assertThat(container.getReadinessProbe().getHttpGet().getPort().getStrVal())
+        .isEqualTo("management");
+    assertThat(env(container).get("SHAREGPU_WEBHOOK_SCHEDULER_NAME").getValue())
+        .isEqualTo("sharegpu-scheduler");
+    assertThat(env(container).get("SHAREGPU_WEBHOOK_MOUNT_MPS_PIPE").getValue()).isEqualTo("false");
+    assertThat(
+            env(container(render("mps.yaml").deployment("webhook")))
+                .get("SHAREGPU_WEBHOOK_MOUNT_MPS_PIPE")
+                .getValue())
+        .isEqualTo("true");
+    assertThat(deployment.getSpec().getTemplate().getSpec().getAutomountServiceAccountToken())
+        .isFalse();
+  }
+
+  @Test
+  void webhookIsScopedAndFailsClosed() {
+    MutatingWebhook webhook = webhook(render());
+    assertThat(webhook.getFailurePolicy()).isEqualTo("Fail");
+    assertThat(webhook.getSideEffects()).isEqualTo("None");
+    assertThat(webhook.getClientConfig().getService().getPath()).isEqualTo("/mutate-pods");
+    assertThat(webhook.getClientConfig().getService().getName()).isEqualTo("sharegpu-webhook");
+    assertThat(webhook.getRules())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getOperations()).containsExactly("CREATE");
+              assertThat(r.getResources()).containsExactly("pods");
+            });
+    assertThat(webhook.getNamespaceSelector().getMatchExpressions())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getKey()).isEqualTo("kubernetes.io/metadata.name");
+              assertThat(e.getOperator()).isEqualTo("NotIn");
+              assertThat(e.getValues()).containsExactlyInAnyOrder("kube-system", NAMESPACE);
+            })
+        .anySatisfy(
+            e -> {
+              assertThat(e.getKey()).isEqualTo("sharegpu.io/webhook");
+              assertThat(e.getValues()).containsExactly("disabled");
+            });
+  }
+
+  @Test
+  void serviceMonitorsOnlyWhenThePrometheusOperatorApiExists() {
+    // helm template knows no monitoring.coreos.com API: nothing rendered, the NOTES say why.
+    RenderedChart chart = render();
+    assertThat(chart.names()).noneMatch(n -> n.startsWith("ServiceMonitor/"));
+  }
+
+  @Test
+  void dashboardUsesShareGpuMetrics() throws Exception {
+    ConfigMap dashboard = render().get(ConfigMap.class, "sharegpu-dashboard");
+    assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+    JsonNode json = new JsonMapper().readTree(dashboard.getData().get("sharegpu.json"));
+    List<String> exprs = json.findValuesAsString("expr");
+    assertThat(exprs).isNotEmpty().allMatch(e -> e.contains("sharegpu_"));
+    assertThat(json.at("/panels").findValuesAsString("title"))
+        .contains("Compute allocated per GPU", "GPU memory used vs share, per pod");
+    assertThat(String.join("\n", exprs))
+        .contains("sharegpu_gpu_allocated_compute_ratio")
+        .contains("sharegpu_gpu_allocated_memory_bytes")
+        .contains("sharegpu_container_gpu_memory_used_bytes")
+        .contains("resource=\"sharegpu_io_gpu_memory\"")
+        .contains("sharegpu_decisions_total")
+        .contains("sharegpu_extender_request_seconds_bucket");
+    assertThat(render("minimal.yaml").find(ConfigMap.class, "sharegpu-dashboard")).isEmpty();
+  }
+
+  @Test
+  void disabledComponentsRenderNothing() {
+    RenderedChart chart = render("minimal.yaml");
+    assertThat(chart.names())
+        .noneMatch(n -> n.contains("sharegpu-webhook") || n.contains("sharegpu-controller"));
+    assertThat(chart.all(MutatingWebhookConfiguration.class)).isEmpty();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  static void assertLeastPrivilege(Container container, String what) {
+    var security = container.getSecurityContext();
+    assertThat(security).as("securityContext of %s", what).isNotNull();
+    assertThat(security.getPrivileged()).as("privileged %s", what).isFalse();
+    assertThat(security.getAllowPrivilegeEscalation()).as("escalation %s", what).isFalse();
+    assertThat(security.getReadOnlyRootFilesystem()).as("read-only root %s", what).isTrue();
+    assertThat(security.getCapabilities().getDrop()).as("dropped caps %s", what).contains("ALL");
+  }
+
+  static Container container(Deployment deployment) {
+    return deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+
+  static Map<String, EnvVar> env(Container container) {
+    return container.getEnv().stream()
+        .collect(Collectors.toMap(EnvVar::getName, e -> e, (a, b) -> b));
+  }
+
+  static boolean hostPath(PodSpec pod, String path) {
+    return pod.getVolumes().stream()
+        .map(Volume::getHostPath)
+        .anyMatch(h -> h != null && h.getPath().equals(path));
+  }
+
+  static MutatingWebhook webhook(RenderedChart chart) {
+    return chart.get(MutatingWebhookConfiguration.class, "sharegpu-webhook").getWebhooks().get(0);
+  }
+
+  private static String decode(String base64) {
+    return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
+  }
+
+  private static X509Certificate certificate(CertificateFactory factory, String base64)
+      throws Exception {
+    return (X509Certificate)
+        factory.generateCertificate(new ByteArrayInputStream(Base64.getDecoder().decode(base64)));
+  }
+
+  /** A copy of the chart whose values.yaml also holds the given values files, merged in order. */
+  static Path copyChartWithValues(Path tmp, List<String> valuesFiles) throws Exception {
+    Path source = RenderedChart.chartDir();
+    Path target = tmp.resolve("sharegpu");
+    try (Stream<Path> files = Files.walk(source)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        Path copy = target.resolve(source.relativize(file).toString());
+        if (Files.isDirectory(file)) {
+          Files.createDirectories(copy);
+        } else {
+          Files.copy(file, copy);
+        }
+      }
+    }
+    YAMLMapper yaml = new YAMLMapper();
+    JsonNode merged = yaml.readTree(source.resolve("values.yaml").toFile());
+    for (String file : valuesFiles) {
+      merged = yaml.readerForUpdating(merged).readValue(RenderedChart.valuesFile(file).toFile());
+    }
+    removeNulls(merged);
+    yaml.writeValue(target.resolve("values.yaml").toFile(), merged);
+    return target;
+  }
+
+  /** Drops null entries, as Helm does when it merges a values file into the defaults. */
+  private static void removeNulls(JsonNode node) {
+    if (node instanceof ObjectNode) {
+      ObjectNode object = (ObjectNode) node;
+      List<String> nulls = new ArrayList<>();
+      for (Map.Entry<String, JsonNode> entry : object.properties()) {
+        if (entry.getValue().isNull()) {
+          nulls.add(entry.getKey());
+        } else {
+          removeNulls(entry.getValue());
+        }
+      }
+      nulls.forEach(object::remove);
+    }
+  }
+}
