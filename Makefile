@@ -2,7 +2,7 @@
 MVN ?= ./mvnw -B -ntp
 BENCH_ARGS ?=
 
-.PHONY: build test unit e2e demo cluster-build fmt
+.PHONY: build test unit e2e demo demo-keep bench-throughput cluster-build fmt
 build:
 	$(MVN) -DskipTests package
 
@@ -21,3 +21,16 @@ cluster-build:
 
 fmt:
 	$(MVN) -q spotless:apply
+
+## The README's first command: a local control plane, simulated GPU nodes, examples placed on GPUs.
+demo:
+	examples/demo/run.sh
+
+## The same, left running for kubectl (it prints how to use and stop it).
+demo-keep:
+	examples/demo/run.sh --keep
+
+## Pods/s bound by kube-scheduler with the ShareGPU extender vs. plain CPU pods without it.
+## BENCH_ARGS="--nodes 200 --pods 1000" for a smaller run.
+bench-throughput:
+	testcluster/bench/throughput $(BENCH_ARGS)

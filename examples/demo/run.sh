@@ -1,0 +1,348 @@
+#!/usr/bin/env bash
+# The ShareGPU demo: a real kube-apiserver + etcd + kube-controller-manager + kube-scheduler on
+# 127.0.0.1, the ShareGPU scheduler extender and SharePod controller, simulated GPU nodes
+# (examples/demo/cluster.json) and example workloads (examples/sharepods/, examples/demo/workloads.yaml).
+# Prints where every pod went and what each GPU holds, then stops everything (or keeps it with --keep).
+#
+#   examples/demo/run.sh            # run, print, clean up
+#   examples/demo/run.sh --keep     # leave it running for kubectl; prints how to use and stop it
+#   examples/demo/run.sh --stop DIR # stop a demo left running with --keep
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+demo=$repo/examples/demo
+tc=$repo/testcluster
+extender_jar=$repo/scheduler-extender/target/sharegpu-scheduler-extender.jar
+controller_jar=$repo/sharepod-controller/target/sharegpu-sharepod-controller.jar
+ready_timeout=${DEMO_READY_TIMEOUT:-180}    # seconds for each app to report ready
+settle_timeout=${DEMO_SETTLE_TIMEOUT:-180}  # seconds for every pod to be bound or unschedulable
+
+say() { printf 'demo: %s\n' "$*" >&2; }
+die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
+usage() {
+  cat >&2 <<USAGE
+usage: examples/demo/run.sh [--keep] [--dir DIR]
+       examples/demo/run.sh --stop DIR
+  --keep      leave the control plane, extender and controller running after the tables
+  --dir DIR   state folder (default: a new temporary folder)
+  --stop DIR  stop a demo started with --keep and delete DIR
+environment: DEMO_READY_TIMEOUT (default 180 s), DEMO_SETTLE_TIMEOUT (default 180 s), SHAREGPU_CACHE
+USAGE
+  exit 2
+}
+
+# Stops the Java apps by their pid files (only if the process still names DIR), then the control plane.
+stop_demo() {
+  local dir=$1 name pid
+  for name in sharepod-controller scheduler-extender; do
+    [[ -f $dir/pids/$name.pid ]] || continue
+    pid=$(<"$dir/pids/$name.pid")
+    if [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
+      tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$dir"; then
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$dir/pids/$name.pid"
+  done
+  "$tc/stop" --dir "$dir" >/dev/null 2>&1 || "$tc/stop" --dir "$dir" || true
+}
+
+keep=false dir=''
+while (($#)); do
+  case $1 in
+    --keep) keep=true; shift ;;
+    --dir) dir=${2:?--dir needs a folder}; shift 2 ;;
+    --stop)
+      d=${2:?--stop needs the demo folder}
+      [[ -d $d ]] || die "$d does not exist"
+      d=$(cd "$d" && pwd)
+      [[ -f $d/kubeconfig && -d $d/pids ]] || die "$d is not a demo folder (no kubeconfig or pids/)"
+      stop_demo "$d"
+      rm -rf "$d"
+      say "stopped and removed $d"
+      exit 0 ;;
+    -h|--help) usage ;;
+    *) echo "demo: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+
+for tool in java python3 curl openssl; do
+  command -v "$tool" >/dev/null || die "$tool is required but not on PATH"
+done
+java_major=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+[[ ${java_major%%.*} -ge 17 ]] 2>/dev/null || die "Java 17 or newer is required (found '${java_major:-unknown}')"
+started=$SECONDS
+
+# ---------------------------------------------------------------- build what is missing
+say "locating the control plane binaries (the first build on a fresh machine takes about 12 minutes)"
+bin=$("$tc/build") || die "testcluster/build failed (see its output above)"
+stale() { # JAR MODULE...: true when JAR is missing or older than a source of those modules
+  local jar=$1; shift
+  [[ -f $jar ]] || return 0
+  local m
+  for m in "$@"; do
+    [[ -n $(find "$repo/$m/src" "$repo/$m/pom.xml" -newer "$jar" -print -quit 2>/dev/null) ]] && return 0
+  done
+  return 1
+}
+if stale "$extender_jar" scheduler-extender core api || stale "$controller_jar" sharepod-controller api; then
+  say "building the extender and controller jars (./mvnw package -DskipTests)"
+  (cd "$repo" && ./mvnw -B -ntp -q -pl scheduler-extender,sharepod-controller -am package -DskipTests) ||
+    die "the Maven build failed (see its output above)"
+fi
+[[ -f $extender_jar ]] || die "$extender_jar was not built"
+[[ -f $controller_jar ]] || die "$controller_jar was not built"
+
+# ---------------------------------------------------------------- control plane
+if [[ -z $dir ]]; then
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/sharegpu-demo.XXXXXX")
+else
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+fi
+mkdir -p "$dir/logs" "$dir/pids"
+ok=false
+on_exit() {
+  local rc=$?
+  if [[ $ok != true ]]; then
+    say "failed after $((SECONDS - started)) s; last lines of the logs in $dir/logs:"
+    local f
+    for f in "$dir"/logs/*.log; do
+      [[ -f $f ]] || continue
+      printf '\n----- %s (last 25 lines)\n' "$f" >&2
+      tail -n 25 "$f" >&2
+    done
+    ((rc != 0)) || rc=1
+  fi
+  if [[ $keep == true && $ok == true ]]; then
+    exit "$rc"
+  fi
+  stop_demo "$dir"
+  if [[ $ok == true ]]; then rm -rf "$dir"; else say "logs kept in $dir/logs"; fi
+  exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+say "starting etcd, kube-apiserver and kube-controller-manager in $dir"
+"$tc/start" --dir "$dir" >/dev/null || die "testcluster/start failed"
+# shellcheck disable=SC1091
+source "$dir/env"
+kc() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
+
+say "applying the CRDs (charts/sharegpu/crds)"
+kc apply -f "$repo/charts/sharegpu/crds" >/dev/null || die "could not apply the CRDs"
+kc wait --for condition=Established crd --all --timeout=60s >/dev/null || die "the CRDs were not established within 60 s"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# start_app NAME JAR PORT: runs the jar with the demo's kubeconfig, its log in DIR/logs/NAME.log
+start_app() {
+  local name=$1 jar=$2 port=$3
+  KUBECONFIG=$dir/kubeconfig setsid nohup java -Xmx512m -XX:TieredStopAtLevel=1 \
+    -Dsharegpu.demo.dir="$dir" -jar "$jar" --server.port="$port" --management.server.port="$port" \
+    </dev/null >"$dir/logs/$name.log" 2>&1 &
+  echo $! >"$dir/pids/$name.pid"
+}
+wait_ready() { # NAME PORT
+  local name=$1 port=$2 pid deadline=$((SECONDS + ready_timeout))
+  pid=$(<"$dir/pids/$name.pid")
+  until curl -sf --max-time 2 "http://127.0.0.1:$port/actuator/health/readiness" >/dev/null; do
+    kill -0 "$pid" 2>/dev/null || die "$name exited while starting (see $dir/logs/$name.log)"
+    ((SECONDS < deadline)) || die "$name was not ready on port $port within ${ready_timeout}s"
+    sleep 1
+  done
+  say "$name ready on http://127.0.0.1:$port"
+}
+extender_port=$(free_port)
+controller_port=$(free_port)
+while [[ $controller_port == "$extender_port" ]]; do controller_port=$(free_port); done
+extender_url=http://127.0.0.1:$extender_port
+say "starting the scheduler extender and the SharePod controller"
+start_app scheduler-extender "$extender_jar" "$extender_port"
+start_app sharepod-controller "$controller_jar" "$controller_port"
+wait_ready scheduler-extender "$extender_port"
+wait_ready sharepod-controller "$controller_port"
+
+say "starting kube-scheduler (profile sharegpu-scheduler, extender $extender_url)"
+"$tc/start-scheduler" --dir "$dir" --extender-url "$extender_url" >/dev/null ||
+  die "testcluster/start-scheduler failed"
+
+# ---------------------------------------------------------------- simulated GPU nodes
+say "creating the simulated GPU nodes from examples/demo/cluster.json"
+mkdir -p "$dir/demo"
+python3 - "$demo/cluster.json" "$dir/demo" <<'PY'
+import json, sys, os
+items = json.load(open(sys.argv[1]))["items"]
+with open(os.path.join(sys.argv[2], "objects.txt"), "w") as index:
+    for i, item in enumerate(items):
+        status = item.pop("status", {})
+        base = os.path.join(sys.argv[2], "%02d" % i)
+        json.dump(item, open(base + "-object.json", "w"))
+        json.dump({"status": status}, open(base + "-status.json", "w"))
+        kind = "node" if item["kind"] == "Node" else "gpunodes.sharegpu.io"
+        index.write("%s %s %s\n" % (base, kind, item["metadata"]["name"]))
+PY
+while read -r base kind name; do
+  kc create -f "$base-object.json" >/dev/null || die "could not create $kind $name"
+  kc patch "$kind" "$name" --subresource=status --type=merge --patch-file "$base-status.json" >/dev/null ||
+    die "could not set the status of $kind $name"
+done <"$dir/demo/objects.txt"
+say "$(kc get nodes --no-headers | wc -l) nodes, $(kc get gpunodes.sharegpu.io --no-headers | wc -l) GPUNodes"
+
+# ---------------------------------------------------------------- workloads
+if compgen -G "$repo/examples/sharepods/*.yaml" >/dev/null; then
+  say "applying examples/sharepods/"
+  kc apply -n default -f "$repo/examples/sharepods/" >/dev/null || die "could not apply examples/sharepods/"
+fi
+say "applying examples/demo/workloads.yaml"
+kc apply -f "$demo/workloads.yaml" >/dev/null || die "could not apply examples/demo/workloads.yaml"
+
+# Done when every expected pod exists and each is bound or marked unschedulable by kube-scheduler.
+say "waiting until every pod is bound or reported unschedulable (up to ${settle_timeout}s)"
+deadline=$((SECONDS + settle_timeout))
+while :; do
+  kc get pods,deployments.apps,jobs.batch,sharepods.sharegpu.io -A -o json >"$dir/demo/state.json" 2>/dev/null || true
+  progress=$(python3 - "$dir/demo/state.json" <<'PY'
+import json, sys
+try:
+    items = json.load(open(sys.argv[1]))["items"]
+except Exception:
+    print("0 0 1"); sys.exit()
+expected = settled = 0
+pods = []
+for o in items:
+    k = o["kind"]
+    if k == "Deployment": expected += o["spec"].get("replicas", 1)
+    elif k == "Job": expected += o["spec"].get("parallelism", 1)
+    elif k == "SharePod": expected += 1
+    elif k == "Pod" and o["spec"].get("schedulerName") == "sharegpu-scheduler":
+        pods.append(o)
+        if not o["metadata"].get("ownerReferences"): expected += 1
+for p in pods:
+    cond = {c["type"]: c for c in p.get("status", {}).get("conditions", [])}
+    sched = cond.get("PodScheduled", {})
+    if p["spec"].get("nodeName") or (sched.get("status") == "False" and sched.get("reason") == "Unschedulable"):
+        settled += 1
+print(len(pods), settled, expected)
+PY
+)
+  read -r total settled expected <<<"$progress"
+  if ((total >= expected && settled == total && total > 0)); then break; fi
+  ((SECONDS < deadline)) || die "after ${settle_timeout}s only $settled of $expected pods are bound or unschedulable"
+  sleep 2
+done
+say "$settled pods settled after $((SECONDS - started)) s"
+
+# ---------------------------------------------------------------- report
+curl -sf --max-time 10 "$extender_url/debug/allocations" >"$dir/demo/allocations.json" ||
+  die "GET $extender_url/debug/allocations failed"
+kc get gpunodes.sharegpu.io -o json >"$dir/demo/gpunodes.json"
+kc get pods -A -o json >"$dir/demo/pods.json"
+kc get events -A --field-selector reason=FailedScheduling -o json >"$dir/demo/events.json"
+
+if compgen -G "$repo/examples/sharepods/*.yaml" >/dev/null; then
+  printf '\n== SharePods (kubectl get shp -A)\n'
+  kc get shp -A
+fi
+python3 - "$dir/demo" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+load = lambda n: json.load(open(os.path.join(d, n)))
+pods = [p for p in load("pods.json")["items"] if p["spec"].get("schedulerName") == "sharegpu-scheduler"]
+gpunodes = load("gpunodes.json")["items"]
+allocs = load("allocations.json")
+if isinstance(allocs, dict):
+    allocs = allocs.get("allocations") or allocs.get("items") or []
+events = load("events.json")["items"]
+
+def table(title, header, rows):
+    print("\n== " + title)
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    for r in [header] + rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+
+def first(a, *keys, default=None):
+    for k in keys:
+        if a.get(k) is not None:
+            return a[k]
+    return default
+
+uuid_where = {}
+for n in gpunodes:
+    for g in n.get("status", {}).get("gpus", []):
+        uuid_where[g["uuid"]] = (n["metadata"]["name"], g.get("index"))
+
+rows = []
+for p in sorted(pods, key=lambda p: (p["metadata"]["namespace"], p["metadata"]["name"])):
+    ann = p["metadata"].get("annotations", {})
+    gpus = ann.get("sharegpu.io/assigned-gpus", "")
+    per = sorted((k[len("sharegpu.io/assigned-gpus."):], v)
+                 for k, v in ann.items() if k.startswith("sharegpu.io/assigned-gpus."))
+    if per and not gpus:
+        gpus = "; ".join("%s: %s" % kv for kv in per)
+    req = [c.get("resources", {}).get("limits", {}).get("sharegpu.io/gpu-milli", "-") for c in p["spec"]["containers"]]
+    node = p["spec"].get("nodeName") or "(pending)"
+    idx = ",".join(str(uuid_where.get(u.strip(), ("", "?"))[1]) for u in gpus.replace(";", ",").split(",") if u.strip().startswith(("GPU-", "MIG-")))
+    rows.append(["%s/%s" % (p["metadata"]["namespace"], p["metadata"]["name"]), "+".join(req), node,
+                 idx or "-", gpus or "-"])
+table("Pods (scheduler sharegpu-scheduler)", ["POD", "GPU-MILLI", "NODE", "GPU#", "ASSIGNED GPUS"], rows)
+
+by_gpu = {}
+for a in allocs:
+    uuid = first(a, "uuid", "gpuUuid", default="?")
+    pod = first(a, "pod", "podName", default="?")
+    ns = first(a, "namespace", "podNamespace")
+    if ns and "/" not in pod:
+        pod = ns + "/" + pod
+    cont = first(a, "container", "containerName")
+    state = first(a, "state", default="")
+    label = pod + ("[%s]" % cont if cont else "") + ("" if state in ("", "BOUND", "bound", "Bound") else " (%s)" % state)
+    e = by_gpu.setdefault(uuid, {"pods": [], "milli": 0, "mem": 0, "node": first(a, "node", "nodeName")})
+    e["pods"].append(label)
+    e["milli"] += int(first(a, "computeMilli", "milli", default=0))
+    e["mem"] += int(first(a, "memoryMib", "memoryMiB", default=0))
+rows = []
+for n in sorted(gpunodes, key=lambda n: n["metadata"]["name"]):
+    for g in sorted(n.get("status", {}).get("gpus", []), key=lambda g: g.get("index", 0)):
+        e = by_gpu.pop(g["uuid"], {"pods": [], "milli": 0, "mem": 0})
+        rows.append([n["metadata"]["name"], g.get("index", "?"), g.get("model", "?"),
+                     "%d/%d" % (e["milli"], g.get("computeMilli", 1000)),
+                     "%d/%d" % (e["mem"], g.get("memoryMiB", 0)),
+                     ", ".join(sorted(e["pods"])) or "-"])
+for uuid, e in by_gpu.items():  # allocations on GPUs no GPUNode lists (should not happen)
+    rows.append([e.get("node") or "?", "?", uuid, "%d/?" % e["milli"], "%d/?" % e["mem"], ", ".join(e["pods"])])
+table("GPU allocations (GET /debug/allocations): node x GPU x pods", ["NODE", "GPU", "MODEL", "COMPUTE MILLI", "MEMORY MIB", "PODS"], rows)
+
+latest = {}
+for e in events:
+    o = e["involvedObject"]
+    key = "%s/%s" % (o.get("namespace"), o.get("name"))
+    t = e.get("lastTimestamp") or e.get("eventTime") or ""
+    if key not in latest or t >= latest[key][0]:
+        latest[key] = (t, e.get("message", ""))
+unsched = [p for p in pods if not p["spec"].get("nodeName")]
+print("\n== Unschedulable pods")
+if not unsched:
+    print("(none)")
+for p in unsched:
+    key = "%s/%s" % (p["metadata"]["namespace"], p["metadata"]["name"])
+    cond = next((c for c in p.get("status", {}).get("conditions", []) if c["type"] == "PodScheduled"), {})
+    msg = latest.get(key, ("", cond.get("message", "")))[1]
+    print("%s: FailedScheduling: %s" % (key, msg))
+PY
+
+ok=true
+printf '\n'
+say "done in $((SECONDS - started)) s"
+if [[ $keep == true ]]; then
+  cat <<KEEP
+
+The demo keeps running in $dir:
+  export KUBECONFIG=$dir/kubeconfig
+  $bin/kubectl get shp,pods -A -o wide      # or: testcluster/kubectl --dir $dir get shp,pods -A
+  curl -s $extender_url/debug/allocations
+  logs: $dir/logs/   (scheduler-extender.log, sharepod-controller.log, kube-scheduler.log, ...)
+Stop it with:
+  examples/demo/run.sh --stop $dir
+KEEP
+fi
