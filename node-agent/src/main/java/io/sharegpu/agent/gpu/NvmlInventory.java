@@ -58,8 +58,9 @@ public final class NvmlInventory implements GpuInventory {
       try {
         library = Native.load("libnvidia-ml.so.1", NvmlLibrary.class);
       } catch (UnsatisfiedLinkError e2) {
+        String reason = String.join(" ", String.valueOf(e2.getMessage()).lines().limit(2).toList());
         throw new GpuDiscoveryException(
-            "cannot load libnvidia-ml.so.1 (NVIDIA driver library): " + e2.getMessage(), e2);
+            "cannot load libnvidia-ml.so.1 (NVIDIA driver library): " + reason, e2);
       }
     }
     try {
