@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.Release;
+import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -200,6 +201,7 @@ class ChartInstallE2E {
     assertAllowed(sa, "watch", "", "pods", "team-a", null);
     assertAllowed(sa, "patch", "", "pods", "team-a", null);
     assertAllowed(sa, "create", "", "pods/binding", "team-a", null);
+    assertAllowed(sa, "create", "", "bindings", "team-a", null);
     assertAllowed(sa, "list", "sharegpu.io", "gpunodes", null, null);
     assertAllowed(sa, "create", "", "events", "team-a", null);
     assertAllowed(sa, "patch", "events.k8s.io", "events", "team-a", null);
@@ -245,6 +247,44 @@ class ChartInstallE2E {
   }
 
   @Test
+  void extenderImpersonatedAnnotatesAndBindsAPodAsItsBinderDoes() {
+    String namespace = "chart-e2e-bind";
+    createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
+    client.pods().inNamespace(namespace).resource(pod("train")).create();
+    try (KubernetesClient extender = impersonating(NS, "sharegpu-extender")) {
+      extender
+          .pods()
+          .inNamespace(namespace)
+          .withName("train")
+          .edit(
+              p ->
+                  new PodBuilder(p)
+                      .editMetadata()
+                      .addToAnnotations("sharegpu.io/assigned-gpus", "GPU-e2e")
+                      .endMetadata()
+                      .build());
+      extender
+          .bindings()
+          .inNamespace(namespace)
+          .resource(
+              new BindingBuilder()
+                  .withNewMetadata()
+                  .withName("train")
+                  .endMetadata()
+                  .withNewTarget()
+                  .withKind("Node")
+                  .withName("gpu-node-1")
+                  .endTarget()
+                  .build())
+          .create();
+    }
+    Pod bound = client.pods().inNamespace(namespace).withName("train").get();
+    assertThat(bound.getSpec().getNodeName()).isEqualTo("gpu-node-1");
+    assertThat(bound.getMetadata().getAnnotations())
+        .containsEntry("sharegpu.io/assigned-gpus", "GPU-e2e");
+  }
+
+  @Test
   void schedulerHasKubeSchedulerRightsAndItsOwnLease() {
     String sa = "sharegpu-scheduler";
     assertAllowed(sa, "create", "", "pods/binding", "team-a", null);
@@ -283,6 +323,7 @@ class ChartInstallE2E {
     assertDenied(sa, "delete", "sharegpu.io", "sharepods", "team-a", null);
     assertDenied(sa, "patch", "", "pods", "team-a", null);
     assertDenied(sa, "create", "", "pods/binding", "team-a", null);
+    assertDenied(sa, "create", "", "bindings", "team-a", null);
     assertDenied(sa, "get", "", "secrets", "team-a", null);
     assertDenied(sa, "update", "sharegpu.io", "gpunodes", null, null);
     assertNothingBroad(sa);
@@ -301,8 +342,10 @@ class ChartInstallE2E {
     assertAllowed(sa, "list", "", "pods", null, null);
     assertAllowed(sa, "watch", "", "pods", null, null);
 
+    assertAllowed(sa, "watch", "", "nodes", null, "gpu-node-1");
+
     assertDenied(sa, "delete", "", "nodes", null, "gpu-node-1");
-    assertDenied(sa, "list", "", "nodes", null, null);
+    assertDenied(sa, "update", "", "nodes", null, "gpu-node-1");
     assertDenied(sa, "delete", "sharegpu.io", "gpunodes", null, "gpu-node-1");
     assertDenied(sa, "get", "", "pods", "team-a", "notebook");
     assertDenied(sa, "create", "", "pods", "team-a", null);
