@@ -8,11 +8,14 @@ import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.Release;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
@@ -282,6 +285,103 @@ class ChartInstallE2E {
     assertThat(bound.getSpec().getNodeName()).isEqualTo("gpu-node-1");
     assertThat(bound.getMetadata().getAnnotations())
         .containsEntry("sharegpu.io/assigned-gpus", "GPU-e2e");
+  }
+
+  @Test
+  void nodeAgentImpersonatedPublishesItsNodeCapacityAndGpuNode() {
+    String node = "chart-e2e-gpu-node";
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build())
+        .create();
+    try (KubernetesClient agent = impersonating(NS, "sharegpu-node-agent")) {
+      agent
+          .nodes()
+          .withName(node)
+          .editStatus(
+              n ->
+                  new NodeBuilder(n)
+                      .editOrNewStatus()
+                      .addToCapacity("sharegpu.io/gpu-milli", new Quantity("1000"))
+                      .addToAllocatable("sharegpu.io/gpu-milli", new Quantity("1000"))
+                      .endStatus()
+                      .build());
+      var gpuNodes = agent.genericKubernetesResources("sharegpu.io/v1alpha1", "GPUNode");
+      gpuNodes
+          .resource(
+              new GenericKubernetesResourceBuilder()
+                  .withApiVersion("sharegpu.io/v1alpha1")
+                  .withKind("GPUNode")
+                  .withNewMetadata()
+                  .withName(node)
+                  .endMetadata()
+                  .addToAdditionalProperties("spec", Map.of("nodeName", node))
+                  .build())
+          .create();
+      gpuNodes
+          .withName(node)
+          .editStatus(
+              g -> {
+                g.setAdditionalProperty(
+                    "status",
+                    Map.of("driverVersion", "550.54.15", "enforcement", "none", "gpuCount", 1));
+                return g;
+              });
+      assertThat(agent.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems())
+          .isEmpty();
+      assertThatThrownBy(() -> gpuNodes.withName(node).delete())
+          .isInstanceOf(KubernetesClientException.class)
+          .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
+    }
+    assertThat(client.nodes().withName(node).get().getStatus().getAllocatable())
+        .containsKey("sharegpu.io/gpu-milli");
+    assertThat(
+            client
+                .genericKubernetesResources("sharegpu.io/v1alpha1", "GPUNode")
+                .withName(node)
+                .get()
+                .getAdditionalProperties()
+                .get("status")
+                .toString())
+        .contains("550.54.15");
+  }
+
+  @Test
+  void controllerImpersonatedCreatesAndDeletesPodsButCannotBindThem() {
+    String namespace = "chart-e2e-controller";
+    createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
+    try (KubernetesClient controller = impersonating(NS, "sharegpu-controller")) {
+      controller.pods().inNamespace(namespace).resource(pod("shp-pod")).create();
+      assertThat(
+              controller
+                  .genericKubernetesResources("sharegpu.io/v1alpha1", "SharePod")
+                  .inAnyNamespace()
+                  .list()
+                  .getItems())
+          .isEmpty();
+      assertThatThrownBy(
+              () ->
+                  controller
+                      .bindings()
+                      .inNamespace(namespace)
+                      .resource(
+                          new BindingBuilder()
+                              .withNewMetadata()
+                              .withName("shp-pod")
+                              .endMetadata()
+                              .withNewTarget()
+                              .withKind("Node")
+                              .withName("gpu-node-1")
+                              .endTarget()
+                              .build())
+                      .create())
+          .isInstanceOf(KubernetesClientException.class)
+          .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
+      controller.pods().inNamespace(namespace).withName("shp-pod").delete();
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> client.pods().inNamespace(namespace).withName("shp-pod").get() == null);
   }
 
   @Test
