@@ -6,12 +6,16 @@ import static org.awaitility.Awaitility.await;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.Release;
+import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
@@ -200,6 +204,7 @@ class ChartInstallE2E {
     assertAllowed(sa, "watch", "", "pods", "team-a", null);
     assertAllowed(sa, "patch", "", "pods", "team-a", null);
     assertAllowed(sa, "create", "", "pods/binding", "team-a", null);
+    assertAllowed(sa, "create", "", "bindings", "team-a", null);
     assertAllowed(sa, "list", "sharegpu.io", "gpunodes", null, null);
     assertAllowed(sa, "create", "", "events", "team-a", null);
     assertAllowed(sa, "patch", "events.k8s.io", "events", "team-a", null);
@@ -245,6 +250,141 @@ class ChartInstallE2E {
   }
 
   @Test
+  void extenderImpersonatedAnnotatesAndBindsAPodAsItsBinderDoes() {
+    String namespace = "chart-e2e-bind";
+    createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
+    client.pods().inNamespace(namespace).resource(pod("train")).create();
+    try (KubernetesClient extender = impersonating(NS, "sharegpu-extender")) {
+      extender
+          .pods()
+          .inNamespace(namespace)
+          .withName("train")
+          .edit(
+              p ->
+                  new PodBuilder(p)
+                      .editMetadata()
+                      .addToAnnotations("sharegpu.io/assigned-gpus", "GPU-e2e")
+                      .endMetadata()
+                      .build());
+      extender
+          .bindings()
+          .inNamespace(namespace)
+          .resource(
+              new BindingBuilder()
+                  .withNewMetadata()
+                  .withName("train")
+                  .endMetadata()
+                  .withNewTarget()
+                  .withKind("Node")
+                  .withName("gpu-node-1")
+                  .endTarget()
+                  .build())
+          .create();
+    }
+    Pod bound = client.pods().inNamespace(namespace).withName("train").get();
+    assertThat(bound.getSpec().getNodeName()).isEqualTo("gpu-node-1");
+    assertThat(bound.getMetadata().getAnnotations())
+        .containsEntry("sharegpu.io/assigned-gpus", "GPU-e2e");
+  }
+
+  @Test
+  void nodeAgentImpersonatedPublishesItsNodeCapacityAndGpuNode() {
+    String node = "chart-e2e-gpu-node";
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build())
+        .create();
+    try (KubernetesClient agent = impersonating(NS, "sharegpu-node-agent")) {
+      agent
+          .nodes()
+          .withName(node)
+          .editStatus(
+              n ->
+                  new NodeBuilder(n)
+                      .editOrNewStatus()
+                      .addToCapacity("sharegpu.io/gpu-milli", new Quantity("1000"))
+                      .addToAllocatable("sharegpu.io/gpu-milli", new Quantity("1000"))
+                      .endStatus()
+                      .build());
+      var gpuNodes = agent.genericKubernetesResources("sharegpu.io/v1alpha1", "GPUNode");
+      gpuNodes
+          .resource(
+              new GenericKubernetesResourceBuilder()
+                  .withApiVersion("sharegpu.io/v1alpha1")
+                  .withKind("GPUNode")
+                  .withNewMetadata()
+                  .withName(node)
+                  .endMetadata()
+                  .addToAdditionalProperties("spec", Map.of("nodeName", node))
+                  .build())
+          .create();
+      gpuNodes
+          .withName(node)
+          .editStatus(
+              g -> {
+                g.setAdditionalProperty(
+                    "status",
+                    Map.of("driverVersion", "550.54.15", "enforcement", "none", "gpuCount", 1));
+                return g;
+              });
+      assertThat(agent.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems())
+          .isEmpty();
+      assertThatThrownBy(() -> gpuNodes.withName(node).delete())
+          .isInstanceOf(KubernetesClientException.class)
+          .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
+    }
+    assertThat(client.nodes().withName(node).get().getStatus().getAllocatable())
+        .containsKey("sharegpu.io/gpu-milli");
+    assertThat(
+            client
+                .genericKubernetesResources("sharegpu.io/v1alpha1", "GPUNode")
+                .withName(node)
+                .get()
+                .getAdditionalProperties()
+                .get("status")
+                .toString())
+        .contains("550.54.15");
+  }
+
+  @Test
+  void controllerImpersonatedCreatesAndDeletesPodsButCannotBindThem() {
+    String namespace = "chart-e2e-controller";
+    createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
+    try (KubernetesClient controller = impersonating(NS, "sharegpu-controller")) {
+      controller.pods().inNamespace(namespace).resource(pod("shp-pod")).create();
+      assertThat(
+              controller
+                  .genericKubernetesResources("sharegpu.io/v1alpha1", "SharePod")
+                  .inAnyNamespace()
+                  .list()
+                  .getItems())
+          .isEmpty();
+      assertThatThrownBy(
+              () ->
+                  controller
+                      .bindings()
+                      .inNamespace(namespace)
+                      .resource(
+                          new BindingBuilder()
+                              .withNewMetadata()
+                              .withName("shp-pod")
+                              .endMetadata()
+                              .withNewTarget()
+                              .withKind("Node")
+                              .withName("gpu-node-1")
+                              .endTarget()
+                              .build())
+                      .create())
+          .isInstanceOf(KubernetesClientException.class)
+          .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
+      controller.pods().inNamespace(namespace).withName("shp-pod").delete();
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> client.pods().inNamespace(namespace).withName("shp-pod").get() == null);
+  }
+
+  @Test
   void schedulerHasKubeSchedulerRightsAndItsOwnLease() {
     String sa = "sharegpu-scheduler";
     assertAllowed(sa, "create", "", "pods/binding", "team-a", null);
@@ -283,6 +423,7 @@ class ChartInstallE2E {
     assertDenied(sa, "delete", "sharegpu.io", "sharepods", "team-a", null);
     assertDenied(sa, "patch", "", "pods", "team-a", null);
     assertDenied(sa, "create", "", "pods/binding", "team-a", null);
+    assertDenied(sa, "create", "", "bindings", "team-a", null);
     assertDenied(sa, "get", "", "secrets", "team-a", null);
     assertDenied(sa, "update", "sharegpu.io", "gpunodes", null, null);
     assertNothingBroad(sa);
@@ -301,8 +442,10 @@ class ChartInstallE2E {
     assertAllowed(sa, "list", "", "pods", null, null);
     assertAllowed(sa, "watch", "", "pods", null, null);
 
+    assertAllowed(sa, "watch", "", "nodes", null, "gpu-node-1");
+
     assertDenied(sa, "delete", "", "nodes", null, "gpu-node-1");
-    assertDenied(sa, "list", "", "nodes", null, null);
+    assertDenied(sa, "update", "", "nodes", null, "gpu-node-1");
     assertDenied(sa, "delete", "sharegpu.io", "gpunodes", null, "gpu-node-1");
     assertDenied(sa, "get", "", "pods", "team-a", "notebook");
     assertDenied(sa, "create", "", "pods", "team-a", null);

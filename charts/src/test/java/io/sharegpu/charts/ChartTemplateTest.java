@@ -13,8 +13,10 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
@@ -59,6 +61,7 @@ class ChartTemplateTest {
         Arguments.of("webhook-user-cert", List.of("webhook-user-cert.yaml")),
         Arguments.of("node-agent-selectors", List.of("node-agent-selectors.yaml")),
         Arguments.of("minimal", List.of("minimal.yaml")),
+        Arguments.of("common-keys", List.of("common-keys.yaml")),
         Arguments.of("everything", List.of("ha.yaml", "mps.yaml", "webhook-user-cert.yaml")));
   }
 
@@ -157,6 +160,71 @@ class ChartTemplateTest {
         assertThat(container.getImage()).as(what).doesNotEndWith(":latest").contains(":");
       }
     }
+  }
+
+  @Test
+  void everyComponentHonoursTheCommonKeys() {
+    RenderedChart chart = render("common-keys.yaml");
+    List<PodTemplateSpec> templates = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    chart.all(Deployment.class).forEach(d -> templates.add(d.getSpec().getTemplate()));
+    chart.all(Deployment.class).forEach(d -> names.add(d.getMetadata().getName()));
+    chart.all(DaemonSet.class).forEach(d -> templates.add(d.getSpec().getTemplate()));
+    chart.all(DaemonSet.class).forEach(d -> names.add(d.getMetadata().getName()));
+    assertThat(names)
+        .containsExactlyInAnyOrder(
+            "sharegpu-extender",
+            "sharegpu-scheduler",
+            "sharegpu-controller",
+            "sharegpu-webhook",
+            "sharegpu-node-agent",
+            "sharegpu-mps-daemon");
+    for (int i = 0; i < templates.size(); i++) {
+      PodTemplateSpec template = templates.get(i);
+      PodSpec pod = template.getSpec();
+      String what = names.get(i);
+      assertThat(template.getMetadata().getAnnotations())
+          .as(what)
+          .containsEntry("example.com/audit", "yes");
+      assertThat(template.getMetadata().getLabels())
+          .as(what)
+          .containsEntry("example.com/tier", "control");
+      assertThat(pod.getPriorityClassName()).as(what).isEqualTo("system-cluster-critical");
+      assertThat(pod.getImagePullSecrets())
+          .as(what)
+          .extracting(s -> s.getName())
+          .containsExactly("registry-credentials");
+      assertThat(pod.getNodeSelector()).as(what).containsEntry("example.com/pool", "infra");
+      assertThat(pod.getTolerations())
+          .as(what)
+          .extracting(t -> t.getKey())
+          .contains("example.com/infra");
+      assertThat(pod.getContainers().get(0).getImage())
+          .as(what)
+          .isEqualTo("registry.example.com/sharegpu/extender:9.9.9");
+      assertThat(pod.getContainers().get(0).getEnv())
+          .as(what)
+          .extracting(EnvVar::getName)
+          .contains("JAVA_TOOL_OPTIONS");
+      assertThat(pod.getServiceAccountName()).as(what).startsWith("custom-sa-");
+      assertThat(chart.find(ServiceAccount.class, pod.getServiceAccountName()))
+          .as(what)
+          .isPresent();
+      // user settings merge over the least-privilege defaults instead of replacing them
+      assertThat(pod.getSecurityContext().getSeccompProfile().getType())
+          .as(what)
+          .isEqualTo("RuntimeDefault");
+      assertThat(pod.getContainers().get(0).getSecurityContext().getCapabilities().getDrop())
+          .as(what)
+          .isNotEmpty();
+    }
+    assertThat(chart.objects())
+        .allSatisfy(
+            o -> assertThat(o.getMetadata().getLabels()).containsEntry("team", "gpu-platform"));
+    // the RBAC follows the renamed service accounts
+    assertThat(chart.get(ClusterRoleBinding.class, "sharegpu-extender").getSubjects())
+        .singleElement()
+        .satisfies(subject -> assertThat(subject.getName()).isEqualTo("custom-sa-extender"));
   }
 
   @Test

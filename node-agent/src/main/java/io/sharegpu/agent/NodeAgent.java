@@ -60,6 +60,15 @@ public final class NodeAgent {
 
   /** Runs one cycle; failures are logged and retried at the next heartbeat. */
   public synchronized void runOnce() {
+    try {
+      cycle();
+    } catch (RuntimeException e) {
+      // Keep the scheduled loop alive: an exception would cancel every later heartbeat.
+      log.error("report cycle failed", e);
+    }
+  }
+
+  private void cycle() {
     GpuSnapshot snapshot;
     try {
       snapshot = inventory.snapshot();

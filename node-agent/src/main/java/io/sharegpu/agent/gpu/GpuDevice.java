@@ -74,8 +74,4 @@ public record GpuDevice(
   public long memoryMiB() {
     return memoryTotalBytes / (1024 * 1024);
   }
-
-  public boolean isMig() {
-    return parentUuid != null;
-  }
 }

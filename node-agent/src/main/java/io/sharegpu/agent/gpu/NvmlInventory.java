@@ -53,13 +53,16 @@ public final class NvmlInventory implements GpuInventory {
   public static NvmlInventory load() {
     NvmlLibrary library;
     try {
-      library = Native.load("nvidia-ml", NvmlLibrary.class);
+      // The driver's stable ABI name; containers of the NVIDIA runtime may lack the unversioned
+      // .so.
+      library = Native.load("libnvidia-ml.so.1", NvmlLibrary.class);
     } catch (UnsatisfiedLinkError e) {
       try {
-        library = Native.load("libnvidia-ml.so.1", NvmlLibrary.class);
+        library = Native.load("nvidia-ml", NvmlLibrary.class);
       } catch (UnsatisfiedLinkError e2) {
+        String reason = String.join(" ", String.valueOf(e.getMessage()).lines().limit(2).toList());
         throw new GpuDiscoveryException(
-            "cannot load libnvidia-ml.so.1 (NVIDIA driver library): " + e2.getMessage(), e2);
+            "cannot load libnvidia-ml.so.1 (NVIDIA driver library): " + reason, e);
       }
     }
     try {
