@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.ShareGpuResources;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -210,32 +209,36 @@ public final class PodGpuRequestParser {
   }
 
   /**
-   * Plain numbers are MiB; quantities with a unit ("10Gi", "500M") are bytes, rounded up to MiB.
+   * The value is a number of MiB, like the node capacity it is summed against: kube-scheduler,
+   * kubelet and ResourceQuota compare the plain numbers. Decimal suffixes are accepted because the
+   * API server stores "12000" as "12k"; binary suffixes ("10Gi") are refused, since their number is
+   * bytes and would never fit any node's capacity in MiB.
    */
   private static long parseMemory(String name, Quantity quantity, List<String> errors) {
     String prefix = containerPrefix(name) + ShareGpuResources.GPU_MEMORY;
     String format = quantity.getFormat() == null ? "" : quantity.getFormat();
-    boolean plainNumber = format.isEmpty() || format.startsWith("e") || format.startsWith("E");
-    BigDecimal value = numeric(quantity);
-    if (value == null
-        || (plainNumber && !isInteger(value))
-        || (!plainNumber && format.equals("m"))) {
+    if (format.endsWith("i")) {
       errors.add(
           prefix
-              + " must be a positive integer MiB or a quantity like \"10Gi\", got "
-              + quoted(quantity));
+              + " is a number of MiB (nodes advertise GPU memory in MiB), got "
+              + quoted(quantity)
+              + "; write it in MiB, e.g. \"10240\" for 10Gi");
+      return 0;
+    }
+    BigDecimal value = numeric(quantity);
+    if (value == null || !isInteger(value)) {
+      errors.add(prefix + " must be a positive integer number of MiB, got " + quoted(quantity));
       return 0;
     }
     if (value.signum() <= 0) {
       errors.add(prefix + " must be > 0, got " + quoted(quantity));
       return 0;
     }
-    BigDecimal mib = plainNumber ? value : value.divide(MIB, 0, RoundingMode.CEILING);
-    if (mib.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+    if (value.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
       errors.add(prefix + " is too large, got " + quoted(quantity));
       return 0;
     }
-    return mib.longValueExact();
+    return value.longValueExact();
   }
 
   private static @Nullable Integer parseLimit(@Nullable String raw, List<String> errors) {

@@ -150,23 +150,25 @@ class PodGpuRequestParserTest {
         invalid(
             "GPU memory not a number",
             pod(gpu("main", "250", "lots")),
-            main
-                + "sharegpu.io/gpu-memory must be a positive integer MiB or a quantity like"
-                + " \"10Gi\", got \"lots\""),
+            main + "sharegpu.io/gpu-memory must be a positive integer number of MiB, got \"lots\""),
         invalid(
             "GPU memory a fraction of a MiB number",
             pod(gpu("main", "250", "1.5")),
-            main
-                + "sharegpu.io/gpu-memory must be a positive integer MiB or a quantity like"
-                + " \"10Gi\", got \"1.5\""),
+            main + "sharegpu.io/gpu-memory must be a positive integer number of MiB, got \"1.5\""),
         invalid(
             "GPU memory zero",
             pod(gpu("main", "250", "0")),
             main + "sharegpu.io/gpu-memory must be > 0, got \"0\""),
         invalid(
             "GPU memory negative quantity",
-            pod(gpu("main", "250", "-1Gi")),
-            main + "sharegpu.io/gpu-memory must be > 0, got \"-1Gi\""),
+            pod(gpu("main", "250", "-1")),
+            main + "sharegpu.io/gpu-memory must be > 0, got \"-1\""),
+        invalid(
+            "GPU memory as a binary quantity (bytes)",
+            pod(gpu("main", "250", "10Gi")),
+            main
+                + "sharegpu.io/gpu-memory is a number of MiB (nodes advertise GPU memory in MiB),"
+                + " got \"10Gi\"; write it in MiB, e.g. \"10240\" for 10Gi"),
         invalid(
             "GPU memory without milli",
             pod(container("main", Map.of(GPU_MEMORY, "10240"))),
@@ -229,13 +231,9 @@ class PodGpuRequestParserTest {
             pod(limit("1000"), gpu("main", "999")),
             PodGpuRequest.of(new ContainerGpuRequest("main", 999, 0, 1000))),
         valid(
-            "memory as a binary quantity is converted to MiB",
-            pod(gpu("main", "250", "10Gi")),
-            PodGpuRequest.of(new ContainerGpuRequest("main", 250, 10240, 250))),
-        valid(
-            "memory as a decimal quantity is rounded up to MiB",
-            pod(gpu("main", "250", "1G")),
-            PodGpuRequest.of(new ContainerGpuRequest("main", 250, 954, 250))),
+            "memory as the API server stores 12000 MiB (12k) is 12000 MiB",
+            pod(gpu("main", "250", "12k")),
+            PodGpuRequest.of(new ContainerGpuRequest("main", 250, 12000, 250))),
         valid(
             "memory in MiB with an exponent",
             pod(gpu("main", "250", "2e3")),
@@ -272,7 +270,7 @@ class PodGpuRequestParserTest {
                 gpu("trainer", "500", "8192"),
                 container("sidecar", Map.of("cpu", "1")),
                 gpu("evaluator", "250"),
-                gpu("big", "2000", "40Gi")),
+                gpu("big", "2000", "40960")),
             PodGpuRequest.of(
                 new ContainerGpuRequest("trainer", 500, 8192, 600),
                 new ContainerGpuRequest("evaluator", 250, 0, 600),
