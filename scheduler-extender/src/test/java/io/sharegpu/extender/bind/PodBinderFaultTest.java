@@ -118,8 +118,7 @@ class PodBinderFaultTest {
 
   @Test
   void serverErrorWhenThePodGotBoundAnywayIsSuccess() {
-    Pod bound =
-        new PodBuilder(pending()).editSpec().withNodeName("t4").endSpec().build();
+    Pod bound = new PodBuilder(pending()).editSpec().withNodeName("t4").endSpec().build();
     server.expect().get().withPath(POD_PATH).andReturn(200, pending()).times(2);
     server.expect().get().withPath(POD_PATH).andReturn(200, bound).always();
     server.expect().patch().withPath(POD_PATH).andReturn(200, pending()).always();
