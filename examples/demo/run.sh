@@ -17,7 +17,8 @@ ready_timeout=${DEMO_READY_TIMEOUT:-180}    # seconds for each app to report rea
 settle_timeout=${DEMO_SETTLE_TIMEOUT:-180}  # seconds for every pod to be bound or unschedulable
 
 say() { printf 'demo: %s\n' "$*" >&2; }
-die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
+failure=''
+die() { failure=$*; printf 'demo: error: %s\n' "$*" >&2; exit 1; }
 usage() {
   cat >&2 <<USAGE
 usage: examples/demo/run.sh [--keep] [--dir DIR]
@@ -113,7 +114,7 @@ on_exit() {
     exit "$rc"
   fi
   stop_demo "$dir"
-  if [[ $ok == true ]]; then rm -rf "$dir"; else say "logs kept in $dir/logs"; fi
+  if [[ $ok == true ]]; then rm -rf "$dir"; else say "logs kept in $dir/logs${failure:+; the error: $failure}"; fi
   exit "$rc"
 }
 trap on_exit EXIT
