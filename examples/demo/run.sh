@@ -222,7 +222,9 @@ for o in items:
 for p in pods:
     cond = {c["type"]: c for c in p.get("status", {}).get("conditions", [])}
     sched = cond.get("PodScheduled", {})
-    if p["spec"].get("nodeName") or (sched.get("status") == "False" and sched.get("reason") == "Unschedulable"):
+    # Unschedulable (no node fits) or SchedulerError (the extender rejected the request as a whole):
+    # either way kube-scheduler has reported a FailedScheduling event for it.
+    if p["spec"].get("nodeName") or sched.get("status") == "False":
         settled += 1
 print(len(pods), settled, expected)
 PY
