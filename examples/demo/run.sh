@@ -128,7 +128,12 @@ kc() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
 
 say "applying the CRDs (charts/sharegpu/crds)"
 kc apply -f "$repo/charts/sharegpu/crds" >/dev/null || die "could not apply the CRDs"
-kc wait --for condition=Established crd --all --timeout=60s >/dev/null || die "the CRDs were not established within 60 s"
+# A CRD created a moment ago may have no conditions yet, which makes kubectl wait fail at once: retry.
+for attempt in $(seq 1 12); do
+  kc wait --for condition=Established crd --all --timeout=10s >/dev/null 2>&1 && break
+  ((attempt < 12)) || die "the CRDs were not established within 2 minutes"
+  sleep 1
+done
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # start_app NAME JAR PORT: runs the jar with the demo's kubeconfig, its log in DIR/logs/NAME.log
