@@ -17,7 +17,8 @@ ready_timeout=${DEMO_READY_TIMEOUT:-180}    # seconds for each app to report rea
 settle_timeout=${DEMO_SETTLE_TIMEOUT:-180}  # seconds for every pod to be bound or unschedulable
 
 say() { printf 'demo: %s\n' "$*" >&2; }
-die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
+failure=''
+die() { failure=$*; printf 'demo: error: %s\n' "$*" >&2; exit 1; }
 usage() {
   cat >&2 <<USAGE
 usage: examples/demo/run.sh [--keep] [--dir DIR]
@@ -25,7 +26,7 @@ usage: examples/demo/run.sh [--keep] [--dir DIR]
   --keep      leave the control plane, extender and controller running after the tables
   --dir DIR   state folder (default: a new temporary folder)
   --stop DIR  stop a demo started with --keep and delete DIR
-environment: DEMO_READY_TIMEOUT (default 180 s), DEMO_SETTLE_TIMEOUT (default 180 s), SHAREGPU_CACHE
+environment: DEMO_REBUILD=1 (rebuild the jars), DEMO_READY_TIMEOUT (default 180 s), DEMO_SETTLE_TIMEOUT (default 180 s), SHAREGPU_CACHE
 USAGE
   exit 2
 }
@@ -76,19 +77,14 @@ started=$SECONDS
 # ---------------------------------------------------------------- build what is missing
 say "locating the control plane binaries (the first build on a fresh machine takes about 12 minutes)"
 bin=$("$tc/build") || die "testcluster/build failed (see its output above)"
-stale() { # JAR MODULE...: true when JAR is missing or older than a source of those modules
-  local jar=$1; shift
-  [[ -f $jar ]] || return 0
-  local m
-  for m in "$@"; do
-    [[ -n $(find "$repo/$m/src" "$repo/$m/pom.xml" -newer "$jar" -print -quit 2>/dev/null) ]] && return 0
-  done
-  return 1
-}
-if stale "$extender_jar" scheduler-extender core api || stale "$controller_jar" sharepod-controller api; then
-  say "building the extender and controller jars (./mvnw package -DskipTests)"
+# Jars are built when missing (Spring Boot's repackage stamps them with the fixed build timestamp, so
+# their age says nothing); DEMO_REBUILD=1 rebuilds them from the working tree.
+if [[ ! -f $extender_jar || ! -f $controller_jar || ${DEMO_REBUILD:-0} == 1 ]]; then
+  say "building the extender and controller jars (./mvnw package -DskipTests; a few minutes the first time)"
   (cd "$repo" && ./mvnw -B -ntp -q -pl scheduler-extender,sharepod-controller -am package -DskipTests) ||
     die "the Maven build failed (see its output above)"
+else
+  say "using the existing jars in scheduler-extender/target and sharepod-controller/target (DEMO_REBUILD=1 rebuilds them)"
 fi
 [[ -f $extender_jar ]] || die "$extender_jar was not built"
 [[ -f $controller_jar ]] || die "$controller_jar was not built"
@@ -118,7 +114,7 @@ on_exit() {
     exit "$rc"
   fi
   stop_demo "$dir"
-  if [[ $ok == true ]]; then rm -rf "$dir"; else say "logs kept in $dir/logs"; fi
+  if [[ $ok == true ]]; then rm -rf "$dir"; else say "logs kept in $dir/logs${failure:+; the error: $failure}"; fi
   exit "$rc"
 }
 trap on_exit EXIT
@@ -132,7 +128,12 @@ kc() { "$bin/kubectl" --kubeconfig "$dir/kubeconfig" "$@"; }
 
 say "applying the CRDs (charts/sharegpu/crds)"
 kc apply -f "$repo/charts/sharegpu/crds" >/dev/null || die "could not apply the CRDs"
-kc wait --for condition=Established crd --all --timeout=60s >/dev/null || die "the CRDs were not established within 60 s"
+# A CRD created a moment ago may have no conditions yet, which makes kubectl wait fail at once: retry.
+for attempt in $(seq 1 12); do
+  kc wait --for condition=Established crd --all --timeout=10s >/dev/null 2>&1 && break
+  ((attempt < 12)) || die "the CRDs were not established within 2 minutes"
+  sleep 1
+done
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # start_app NAME JAR PORT: runs the jar with the demo's kubeconfig, its log in DIR/logs/NAME.log
@@ -186,6 +187,11 @@ while read -r base kind name; do
   kc create -f "$base-object.json" >/dev/null || die "could not create $kind $name"
   kc patch "$kind" "$name" --subresource=status --type=merge --patch-file "$base-status.json" >/dev/null ||
     die "could not set the status of $kind $name"
+  if [[ $kind == node ]]; then
+    # The API server's TaintNodesByCondition admission taints every new Node not-ready; with no
+    # kubelet and no node lifecycle controller nobody would lift it.
+    kc patch node "$name" --type=merge -p '{"spec":{"taints":null}}' >/dev/null || die "could not untaint node $name"
+  fi
 done <"$dir/demo/objects.txt"
 say "$(kc get nodes --no-headers | wc -l) nodes, $(kc get gpunodes.sharegpu.io --no-headers | wc -l) GPUNodes"
 
@@ -199,7 +205,7 @@ kc apply -f "$demo/workloads.yaml" >/dev/null || die "could not apply examples/d
 
 # Done when every expected pod exists and each is bound or marked unschedulable by kube-scheduler.
 say "waiting until every pod is bound or reported unschedulable (up to ${settle_timeout}s)"
-deadline=$((SECONDS + settle_timeout))
+deadline=$((SECONDS + settle_timeout)) stable=0
 while :; do
   kc get pods,deployments.apps,jobs.batch,sharepods.sharegpu.io -A -o json >"$dir/demo/state.json" 2>/dev/null || true
   progress=$(python3 - "$dir/demo/state.json" <<'PY'
@@ -221,17 +227,25 @@ for o in items:
 for p in pods:
     cond = {c["type"]: c for c in p.get("status", {}).get("conditions", [])}
     sched = cond.get("PodScheduled", {})
-    if p["spec"].get("nodeName") or (sched.get("status") == "False" and sched.get("reason") == "Unschedulable"):
+    # Unschedulable (no node fits) or SchedulerError (the extender rejected the request as a whole):
+    # either way kube-scheduler has reported a FailedScheduling event for it.
+    if p["spec"].get("nodeName") or sched.get("status") == "False":
         settled += 1
 print(len(pods), settled, expected)
 PY
 )
   read -r total settled expected <<<"$progress"
-  if ((total >= expected && settled == total && total > 0)); then break; fi
+  # Settled twice in a row, 2 s apart: a pod rejected while the extender's view was still filling
+  # gets another attempt when the next cluster event requeues it.
+  if ((total >= expected && settled == total && total > 0)); then
+    ((++stable >= 2)) && break
+  else
+    stable=0
+  fi
   ((SECONDS < deadline)) || die "after ${settle_timeout}s only $settled of $expected pods are bound or unschedulable"
   sleep 2
 done
-say "$settled pods settled after $((SECONDS - started)) s"
+say "$settled pods bound or unschedulable ($((SECONDS - started)) s since the start)"
 
 # ---------------------------------------------------------------- report
 curl -sf --max-time 10 "$extender_url/debug/allocations" >"$dir/demo/allocations.json" ||

@@ -172,15 +172,22 @@ class AdmissionWebhookE2E {
   }
 
   @Test
-  void injectsIntoPodShapedAsKubespawnerMakesIt() {
-    Pod stored = create(kubespawnerPod("alice"));
+  void injectsIntoPodShapedAsKubespawnerMakesIt() throws IOException {
+    JupyterHubProfiles profiles =
+        JupyterHubProfiles.read(TestCluster.repoRoot().resolve("examples/jupyterhub/values.yaml"));
+    Pod stored = create(KubespawnerPods.pod("alice", NAMESPACE, profiles.profile("gpu-quarter")));
 
     assertThat(stored.getMetadata().getName()).isEqualTo("jupyter-alice");
     assertThat(stored.getSpec().getSchedulerName()).isEqualTo("sharegpu-scheduler");
     assertInjected(stored, "notebook");
     var env = stored.getSpec().getContainers().get(0).getEnv();
     assertThat(env.get(0).getName()).isEqualTo("JUPYTERHUB_USER"); // kubespawner's env kept first
-    assertThat(stored.getSpec().getContainers().get(0).getResources().getLimits())
+    assertThat(stored.getMetadata().getLabels())
+        .containsEntry("component", "singleuser-server")
+        .containsEntry("app", "jupyterhub");
+    assertThat(stored.getMetadata().getAnnotations())
+        .containsEntry("sharegpu.io/gpu-limit-milli", "500");
+    assertThat(stored.getSpec().getContainers().get(0).getResources().getRequests())
         .containsEntry("sharegpu.io/gpu-milli", new Quantity("250"))
         .containsEntry("sharegpu.io/gpu-memory", new Quantity("10240"));
   }
@@ -258,72 +265,6 @@ class AdmissionWebhookE2E {
                 .withLimits(Map.of("sharegpu.io/gpu-milli", new Quantity(milli)))
                 .endResources()
                 .build())
-        .endSpec()
-        .build();
-  }
-
-  /**
-   * A pod as kubespawner (zero-to-jupyterhub 4.x) creates it for {@code user} with the quarter-GPU
-   * profile of examples/jupyterhub/values.yaml: {@code extra_resource_limits} become limits only,
-   * {@code scheduler_name} and {@code extra_annotations} are copied, storage type none.
-   */
-  static Pod kubespawnerPod(String user) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName("jupyter-" + user)
-        .withNamespace(NAMESPACE)
-        .addToLabels("app", "jupyterhub")
-        .addToLabels("component", "singleuser-server")
-        .addToLabels("heritage", "jupyterhub")
-        .addToLabels("release", "jhub")
-        .addToLabels("hub.jupyter.org/network-access-hub", "true")
-        .addToLabels("hub.jupyter.org/servername", "")
-        .addToLabels("hub.jupyter.org/username", user)
-        .addToAnnotations("hub.jupyter.org/username", user)
-        .addToAnnotations("hub.jupyter.org/servername", "")
-        .addToAnnotations("sharegpu.io/gpu-limit-milli", "500")
-        .endMetadata()
-        .withNewSpec()
-        .withAutomountServiceAccountToken(false)
-        .withEnableServiceLinks(false)
-        .withRestartPolicy("OnFailure")
-        .withSchedulerName("sharegpu-scheduler")
-        .withNewSecurityContext()
-        .withFsGroup(100L)
-        .endSecurityContext()
-        .addNewToleration()
-        .withKey("hub.jupyter.org/dedicated")
-        .withOperator("Equal")
-        .withValue("user")
-        .withEffect("NoSchedule")
-        .endToleration()
-        .addNewContainer()
-        .withName("notebook")
-        .withImage("quay.io/jupyterhub/k8s-singleuser-sample:4.2.0")
-        .withArgs("jupyterhub-singleuser")
-        .addNewEnv()
-        .withName("JUPYTERHUB_USER")
-        .withValue(user)
-        .endEnv()
-        .addNewEnv()
-        .withName("JUPYTERHUB_API_URL")
-        .withValue("http://hub:8081/hub/api")
-        .endEnv()
-        .addNewPort()
-        .withContainerPort(8888)
-        .withName("notebook-port")
-        .withProtocol("TCP")
-        .endPort()
-        .withNewResources()
-        .addToLimits("sharegpu.io/gpu-milli", new Quantity("250"))
-        .addToLimits("sharegpu.io/gpu-memory", new Quantity("10240"))
-        .addToRequests("memory", new Quantity("1G"))
-        .endResources()
-        .withNewSecurityContext()
-        .withRunAsUser(1000L)
-        .withAllowPrivilegeEscalation(false)
-        .endSecurityContext()
-        .endContainer()
         .endSpec()
         .build();
   }

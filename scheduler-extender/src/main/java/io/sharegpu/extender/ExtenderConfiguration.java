@@ -116,7 +116,7 @@ public class ExtenderConfiguration {
   }
 
   /** Readiness: up once the ledger was rebuilt from the cluster. */
-  @Bean("clusterView")
+  @Bean("clusterViewHealthIndicator")
   HealthIndicator clusterViewHealth(ClusterView view) {
     return () ->
         view.isReady()

@@ -301,13 +301,18 @@ public final class Placement {
           if (staticFail(plan, u, i) != 0 || u.isExclusive(i) || takenBy[i] >= 0) {
             continue;
           }
-          Gpu gpu = u.gpu(i);
-          long mem = shareMemory(d, gpu);
           int used = u.usedMilli(i) + addMilli[i];
-          long usedMem = u.usedMemoryMib(i) + addMem[i];
-          if (used + d.computeMilli() > gpu.computeMilli() || usedMem + mem > gpu.memoryMib()) {
+          int cap = u.computeMilli(i);
+          if (used + d.computeMilli() > cap) {
             continue;
           }
+          long capMem = u.memoryMib(i);
+          long mem = shareMemory(d, cap, capMem);
+          long usedMem = u.usedMemoryMib(i) + addMem[i];
+          if (usedMem + mem > capMem) {
+            continue;
+          }
+          Gpu gpu = u.gpu(i);
           double s;
           if (preference != null) {
             s = preference.gpuScore(gpu, used, usedMem, d.computeMilli(), mem);
@@ -339,15 +344,15 @@ public final class Placement {
           int best = -1;
           double bestScore = Double.NEGATIVE_INFINITY;
           for (int i = 0; i < n; i++) {
-            Gpu gpu = u.gpu(i);
             if (staticFail(plan, u, i) != 0
-                || gpu.isMig()
+                || u.isMigInstance(i)
                 || u.holderCount(i) > 0
                 || addMilli[i] > 0
                 || takenBy[i] >= 0
-                || gpu.memoryMib() < perGpuMem) {
+                || u.memoryMib(i) < perGpuMem) {
               continue;
             }
+            Gpu gpu = u.gpu(i);
             double s;
             if (preference != null) {
               s = preference.gpuScore(gpu, 0, 0, GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
@@ -435,17 +440,20 @@ public final class Placement {
 
   /** The memory a share takes on a GPU: as asked, or its part of the GPU's memory rounded up. */
   static long shareMemory(GpuDemand d, Gpu gpu) {
+    return shareMemory(d, gpu.computeMilli(), gpu.memoryMib());
+  }
+
+  private static long shareMemory(GpuDemand d, int computeMilli, long memoryMib) {
     if (d.memoryMib() > 0) {
       return d.memoryMib();
     }
-    long num = (long) d.computeMilli() * gpu.memoryMib();
-    return (num + gpu.computeMilli() - 1) / gpu.computeMilli();
+    long num = (long) d.computeMilli() * memoryMib;
+    return (num + computeMilli - 1) / computeMilli;
   }
 
   private static int staticFail(Plan plan, NodeUsage u, int i) {
-    Gpu gpu = u.gpu(i);
     int mask = 0;
-    if (!gpu.healthy()) {
+    if (!u.isHealthy(i)) {
       mask |= UNHEALTHY;
     }
     if (u.isMigParent(i)) {
@@ -464,10 +472,10 @@ public final class Placement {
         mask |= MODEL;
       }
     }
-    if (!plan.pod.pinnedUuids().isEmpty() && !plan.pod.pinnedUuids().contains(gpu.uuid())) {
+    if (plan.pinned && !plan.pod.pinnedUuids().contains(u.gpu(i).uuid())) {
       mask |= NOT_PINNED;
     }
-    if (!plan.pod.excludedUuids().isEmpty() && plan.pod.excludedUuids().contains(gpu.uuid())) {
+    if (plan.excluded && plan.pod.excludedUuids().contains(u.gpu(i).uuid())) {
       mask |= EXCLUDED;
     }
     return mask;
@@ -714,9 +722,13 @@ public final class Placement {
     final PodDemand pod;
     final int[] order;
     final String[] models;
+    final boolean pinned;
+    final boolean excluded;
 
     Plan(PodDemand pod) {
       this.pod = pod;
+      this.pinned = !pod.pinnedUuids().isEmpty();
+      this.excluded = !pod.excludedUuids().isEmpty();
       List<GpuDemand> cs = pod.containers();
       Integer[] idx = new Integer[cs.size()];
       for (int i = 0; i < idx.length; i++) {
