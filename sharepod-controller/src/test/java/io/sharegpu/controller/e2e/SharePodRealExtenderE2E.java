@@ -38,7 +38,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * SharePods through the real path: the controller jar, kube-scheduler with the sharegpu-scheduler
  * profile and the real ShareGPU extender jar, on one simulated node with two H100s. Needs the
- * extender jar: {@code ./mvnw -pl scheduler-extender,sharepod-controller -am verify -De2e}.
+ * extender jar and the flag: {@code ./mvnw -pl scheduler-extender,sharepod-controller -am verify
+ * -De2e -Dsharegpu.e2e.extender=true}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SharePodRealExtenderE2E {
@@ -56,6 +57,9 @@ class SharePodRealExtenderE2E {
 
   @BeforeAll
   static void start() {
+    Assumptions.assumeTrue(
+        Boolean.getBoolean("sharegpu.e2e.extender"),
+        "runs with -Dsharegpu.e2e.extender=true (and the extender jar built)");
     Assumptions.assumeTrue(
         Files.isRegularFile(EXTENDER_JAR),
         "needs " + EXTENDER_JAR + ": build with -pl scheduler-extender,sharepod-controller");
