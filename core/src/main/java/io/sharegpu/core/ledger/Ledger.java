@@ -1,0 +1,374 @@
+package io.sharegpu.core.ledger;
+
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.model.GpuNode;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Who holds which GPU. The ledger keeps one {@link Allocation} per pod UID and, per node, the
+ * compute and memory held on each GPU in arrays updated on every commit and release.
+ *
+ * <p>Invariant, checked on every {@link #commit}: on every GPU the sum of compute and of memory of
+ * all allocations (reserved, bound or terminating) never exceeds its capacity, and a GPU held whole
+ * is held by that allocation only. Health is not checked here: an unhealthy GPU keeps the pods it
+ * has (a restart rebuilds the ledger from what pods hold), placement just sends no new pods there.
+ *
+ * <p>Not thread-safe: callers serialise access, or work on a {@link #copy()}.
+ */
+public final class Ledger {
+  private final Map<String, NodeUsage> nodes;
+  private final Map<String, Allocation> byUid;
+  private final Map<String, Set<String>> uidsByNode;
+  private final Map<String, long[]> hostByUid;
+  private long version;
+
+  /** Creates an empty ledger. */
+  public Ledger() {
+    nodes = new LinkedHashMap<>();
+    byUid = new LinkedHashMap<>();
+    uidsByNode = new HashMap<>();
+    hostByUid = new HashMap<>();
+  }
+
+  private Ledger(Ledger o) {
+    nodes = new LinkedHashMap<>();
+    for (Map.Entry<String, NodeUsage> e : o.nodes.entrySet()) {
+      nodes.put(e.getKey(), e.getValue().copy());
+    }
+    byUid = new LinkedHashMap<>(o.byUid);
+    uidsByNode = new HashMap<>();
+    for (Map.Entry<String, Set<String>> e : o.uidsByNode.entrySet()) {
+      uidsByNode.put(e.getKey(), new LinkedHashSet<>(e.getValue()));
+    }
+    hostByUid = new HashMap<>(o.hostByUid);
+    version = o.version;
+  }
+
+  /**
+   * Adds a node or replaces it (new GPU list, health, host resources). Allocations on the node are
+   * kept; they count on the GPUs that still exist.
+   */
+  public void putNode(GpuNode node) {
+    NodeUsage usage = new NodeUsage(node);
+    Set<String> uids = uidsByNode.get(node.name());
+    if (uids != null) {
+      for (String uid : uids) {
+        Allocation a = byUid.get(uid);
+        if (a != null) {
+          apply(usage, a, hostOf(uid), 1);
+        }
+      }
+    }
+    nodes.put(node.name(), usage);
+    version++;
+  }
+
+  /**
+   * Removes a node. Its allocations stay in the ledger (their pods may still exist) and count again
+   * if the node comes back.
+   */
+  public void removeNode(String name) {
+    if (nodes.remove(name) != null) {
+      version++;
+    }
+  }
+
+  /** Returns the node with this name. */
+  public Optional<GpuNode> node(String name) {
+    NodeUsage u = nodes.get(name);
+    return u == null ? Optional.empty() : Optional.of(u.node());
+  }
+
+  /** Returns every node, in the order they were first added. */
+  public Collection<GpuNode> nodes() {
+    List<GpuNode> out = new ArrayList<>(nodes.size());
+    for (NodeUsage u : nodes.values()) {
+      out.add(u.node());
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /** Returns the names of every node, in the order they were first added (a live view). */
+  public Set<String> nodeNames() {
+    return Collections.unmodifiableSet(nodes.keySet());
+  }
+
+  /** Returns the live usage of a node's GPUs, or null when the node is unknown. */
+  public @Nullable NodeUsage nodeUsage(String name) {
+    return nodes.get(name);
+  }
+
+  /**
+   * Records an allocation that holds no host CPU or memory.
+   *
+   * @throws OverCommitException if a GPU would exceed its compute or memory, a whole GPU would be
+   *     shared, the node or a GPU is unknown, or the pod UID already holds an allocation
+   */
+  public void commit(Allocation a) {
+    commit(a, 0, 0);
+  }
+
+  /**
+   * Records an allocation that also holds host CPU and memory (counted only on nodes that track
+   * them).
+   *
+   * @throws OverCommitException as {@link #commit(Allocation)}, or if the node's host CPU or memory
+   *     would be exceeded
+   */
+  public void commit(Allocation a, long cpuMilli, long memoryMib) {
+    Allocation existing = byUid.get(a.podUid());
+    if (existing != null) {
+      throw new OverCommitException(
+          "pod "
+              + a.podKey()
+              + " (uid "
+              + a.podUid()
+              + ") already holds GPUs on node "
+              + existing.node()
+              + "; release it first");
+    }
+    NodeUsage u = nodes.get(a.node());
+    if (u == null) {
+      throw new OverCommitException(
+          "cannot place pod " + a.podKey() + ": node " + a.node() + " has no known GPUs");
+    }
+    int n = u.size();
+    int[] addMilli = new int[n];
+    long[] addMem = new long[n];
+    boolean[] whole = new boolean[n];
+    for (ContainerGrant c : a.containers()) {
+      for (GpuGrant g : c.gpus()) {
+        int p = u.position(g.uuid());
+        if (p < 0) {
+          throw new OverCommitException(
+              "cannot place pod "
+                  + a.podKey()
+                  + ": GPU "
+                  + g.uuid()
+                  + " is not on node "
+                  + a.node());
+        }
+        addMilli[p] += g.computeMilli();
+        addMem[p] += g.memoryMib();
+        whole[p] |= g.isWhole();
+      }
+    }
+    for (int p = 0; p < n; p++) {
+      if (addMilli[p] == 0) {
+        continue;
+      }
+      Gpu gpu = u.gpu(p);
+      String where = "GPU " + gpu.index() + " (" + gpu.uuid() + ") on node " + a.node();
+      if (u.wholeHolders[p] > 0) {
+        throw new OverCommitException(
+            "cannot place pod "
+                + a.podKey()
+                + ": "
+                + where
+                + " is held whole by "
+                + String.join(", ", u.holders.get(p)));
+      }
+      if (whole[p] && !u.holders.get(p).isEmpty()) {
+        throw new OverCommitException(
+            "cannot give pod "
+                + a.podKey()
+                + " the whole "
+                + where
+                + ": it is in use by "
+                + String.join(", ", u.holders.get(p)));
+      }
+      if (u.usedMilli[p] + addMilli[p] > gpu.computeMilli()) {
+        throw new OverCommitException(
+            "cannot place pod "
+                + a.podKey()
+                + ": "
+                + where
+                + " would be over its compute: "
+                + u.usedMilli[p]
+                + "m held + "
+                + addMilli[p]
+                + "m asked > "
+                + gpu.computeMilli()
+                + "m");
+      }
+      if (u.usedMemoryMib[p] + addMem[p] > gpu.memoryMib()) {
+        throw new OverCommitException(
+            "cannot place pod "
+                + a.podKey()
+                + ": "
+                + where
+                + " would be over its memory: "
+                + u.usedMemoryMib[p]
+                + " MiB held + "
+                + addMem[p]
+                + " MiB asked > "
+                + gpu.memoryMib()
+                + " MiB");
+      }
+    }
+    GpuNode node = u.node();
+    if (node.cpuMilli() > 0 && cpuMilli > 0 && u.usedCpuMilli + cpuMilli > node.cpuMilli()) {
+      throw new OverCommitException(
+          "cannot place pod "
+              + a.podKey()
+              + ": node "
+              + node.name()
+              + " would be over its CPU: "
+              + u.usedCpuMilli
+              + "m held + "
+              + cpuMilli
+              + "m asked > "
+              + node.cpuMilli()
+              + "m");
+    }
+    if (node.memoryMib() > 0
+        && memoryMib > 0
+        && u.usedHostMemoryMib + memoryMib > node.memoryMib()) {
+      throw new OverCommitException(
+          "cannot place pod "
+              + a.podKey()
+              + ": node "
+              + node.name()
+              + " would be over its memory: "
+              + u.usedHostMemoryMib
+              + " MiB held + "
+              + memoryMib
+              + " MiB asked > "
+              + node.memoryMib()
+              + " MiB");
+    }
+    long[] host = cpuMilli == 0 && memoryMib == 0 ? null : new long[] {cpuMilli, memoryMib};
+    apply(u, a, host, 1);
+    byUid.put(a.podUid(), a);
+    uidsByNode.computeIfAbsent(a.node(), k -> new LinkedHashSet<>()).add(a.podUid());
+    if (host != null) {
+      hostByUid.put(a.podUid(), host);
+    }
+    version++;
+  }
+
+  /** Releases the allocation of this pod UID and returns it; empty when there is none. */
+  public Optional<Allocation> release(String podUid) {
+    Allocation a = byUid.remove(podUid);
+    if (a == null) {
+      return Optional.empty();
+    }
+    long[] host = hostByUid.remove(podUid);
+    NodeUsage u = nodes.get(a.node());
+    if (u != null) {
+      apply(u, a, host, -1);
+    }
+    Set<String> uids = uidsByNode.get(a.node());
+    if (uids != null) {
+      uids.remove(podUid);
+      if (uids.isEmpty()) {
+        uidsByNode.remove(a.node());
+      }
+    }
+    version++;
+    return Optional.of(a);
+  }
+
+  /** Returns the allocation of this pod UID. */
+  public Optional<Allocation> allocation(String podUid) {
+    return Optional.ofNullable(byUid.get(podUid));
+  }
+
+  /**
+   * Changes the state of an allocation; it keeps its GPUs.
+   *
+   * @throws IllegalArgumentException if the pod UID holds no allocation
+   */
+  public void setState(String podUid, AllocationState state) {
+    Allocation a = byUid.get(podUid);
+    if (a == null) {
+      throw new IllegalArgumentException("pod uid " + podUid + " holds no allocation");
+    }
+    byUid.put(podUid, a.withState(state));
+    version++;
+  }
+
+  /** Returns every allocation, in commit order. */
+  public Collection<Allocation> allocations() {
+    return List.copyOf(byUid.values());
+  }
+
+  /** Returns the allocations on one node, in commit order. */
+  public List<Allocation> allocations(String node) {
+    Set<String> uids = uidsByNode.get(node);
+    if (uids == null) {
+      return List.of();
+    }
+    List<Allocation> out = new ArrayList<>(uids.size());
+    for (String uid : uids) {
+      Allocation a = byUid.get(uid);
+      if (a != null) {
+        out.add(a);
+      }
+    }
+    return out;
+  }
+
+  /** Returns one entry per GPU of the node, in index order; empty for an unknown node. */
+  public List<GpuUsage> usage(String node) {
+    NodeUsage u = nodes.get(node);
+    return u == null ? List.of() : u.usage();
+  }
+
+  /** Returns an independent copy (a snapshot). */
+  public Ledger copy() {
+    return new Ledger(this);
+  }
+
+  /** Returns a number that changes whenever the ledger changes (for caches). */
+  public long version() {
+    return version;
+  }
+
+  private long @Nullable [] hostOf(String uid) {
+    return hostByUid.get(uid);
+  }
+
+  private static void apply(NodeUsage u, Allocation a, long @Nullable [] host, int sign) {
+    int n = u.size();
+    boolean[] touched = new boolean[n];
+    for (ContainerGrant c : a.containers()) {
+      for (GpuGrant g : c.gpus()) {
+        int p = u.position(g.uuid());
+        if (p < 0) {
+          continue;
+        }
+        u.usedMilli[p] += sign * g.computeMilli();
+        u.usedMemoryMib[p] += sign * g.memoryMib();
+        if (g.isWhole()) {
+          u.wholeHolders[p] += sign;
+        }
+        if (!touched[p]) {
+          touched[p] = true;
+          if (sign > 0) {
+            u.holders.get(p).add(a.podKey());
+          } else {
+            u.holders.get(p).remove(a.podKey());
+          }
+        }
+      }
+    }
+    if (host != null && u.node().cpuMilli() > 0) {
+      u.usedCpuMilli += sign * host[0];
+    }
+    if (host != null && u.node().memoryMib() > 0) {
+      u.usedHostMemoryMib += sign * host[1];
+    }
+    u.changed();
+  }
+}

@@ -1,0 +1,195 @@
+package io.sharegpu.core.ledger;
+
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.model.GpuNode;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The live usage of one node's GPUs, kept in arrays by the {@link Ledger} and updated in place on
+ * every commit and release. Read-only for everyone else; positions {@code 0..size()-1} are the
+ * node's GPUs in index order. Valid until the ledger next changes; not thread-safe.
+ */
+public final class NodeUsage {
+  private final GpuNode node;
+  private final Gpu[] gpus;
+  private final String[] modelLower;
+  private final boolean[] migParent;
+  private final Map<String, Integer> positionByUuid;
+  final int[] usedMilli;
+  final long[] usedMemoryMib;
+  final int[] wholeHolders;
+  final List<List<String>> holders;
+  long usedCpuMilli;
+  long usedHostMemoryMib;
+  private @Nullable List<GpuUsage> usageCache;
+
+  NodeUsage(GpuNode node) {
+    this.node = node;
+    List<Gpu> sorted = new ArrayList<>(node.gpus());
+    sorted.sort(Comparator.comparingInt(Gpu::index));
+    int n = sorted.size();
+    gpus = sorted.toArray(new Gpu[0]);
+    modelLower = new String[n];
+    migParent = new boolean[n];
+    positionByUuid = new HashMap<>(n * 2);
+    for (int i = 0; i < n; i++) {
+      modelLower[i] = gpus[i].model().toLowerCase(Locale.ROOT);
+      positionByUuid.put(gpus[i].uuid(), i);
+    }
+    for (Gpu g : gpus) {
+      Integer parent = g.parentUuid() == null ? null : positionByUuid.get(g.parentUuid());
+      if (parent != null) {
+        migParent[parent] = true;
+      }
+    }
+    usedMilli = new int[n];
+    usedMemoryMib = new long[n];
+    wholeHolders = new int[n];
+    holders = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      holders.add(new ArrayList<>(2));
+    }
+  }
+
+  private NodeUsage(NodeUsage o) {
+    node = o.node;
+    gpus = o.gpus;
+    modelLower = o.modelLower;
+    migParent = o.migParent;
+    positionByUuid = o.positionByUuid;
+    usedMilli = o.usedMilli.clone();
+    usedMemoryMib = o.usedMemoryMib.clone();
+    wholeHolders = o.wholeHolders.clone();
+    holders = new ArrayList<>(gpus.length);
+    for (List<String> h : o.holders) {
+      holders.add(new ArrayList<>(h));
+    }
+    usedCpuMilli = o.usedCpuMilli;
+    usedHostMemoryMib = o.usedHostMemoryMib;
+    usageCache = o.usageCache;
+  }
+
+  NodeUsage copy() {
+    return new NodeUsage(this);
+  }
+
+  void changed() {
+    usageCache = null;
+  }
+
+  /** Returns the node. */
+  public GpuNode node() {
+    return node;
+  }
+
+  /** Returns the number of GPUs (including MIG instances and MIG-enabled parents). */
+  public int size() {
+    return gpus.length;
+  }
+
+  /** Returns the GPU at position {@code i} (index order). */
+  public Gpu gpu(int i) {
+    return gpus[i];
+  }
+
+  /** Returns the position of the GPU with this UUID, or -1. */
+  public int position(String uuid) {
+    Integer p = positionByUuid.get(uuid);
+    return p == null ? -1 : p;
+  }
+
+  /** Returns the GPU's model name in lower case. */
+  public String modelLowerCase(int i) {
+    return modelLower[i];
+  }
+
+  /** Returns true when the GPU has MIG instances on this node (only its instances are used). */
+  public boolean isMigParent(int i) {
+    return migParent[i];
+  }
+
+  /** Returns the compute held on GPU {@code i}. */
+  public int usedMilli(int i) {
+    return usedMilli[i];
+  }
+
+  /** Returns the memory held on GPU {@code i}. */
+  public long usedMemoryMib(int i) {
+    return usedMemoryMib[i];
+  }
+
+  /** Returns the compute not held on GPU {@code i}. */
+  public int freeMilli(int i) {
+    return Math.max(0, gpus[i].computeMilli() - usedMilli[i]);
+  }
+
+  /** Returns the memory not held on GPU {@code i}. */
+  public long freeMemoryMib(int i) {
+    return Math.max(0, gpus[i].memoryMib() - usedMemoryMib[i]);
+  }
+
+  /** Returns true when a pod holds GPU {@code i} whole. */
+  public boolean isExclusive(int i) {
+    return wholeHolders[i] > 0;
+  }
+
+  /** Returns the number of allocations holding a part of GPU {@code i}. */
+  public int holderCount(int i) {
+    return holders.get(i).size();
+  }
+
+  /** Returns the pods holding a part of GPU {@code i}, in commit order. */
+  public List<String> holders(int i) {
+    return List.copyOf(holders.get(i));
+  }
+
+  /** Returns the host CPU held by pods on this node (only pods that declared it). */
+  public long usedCpuMilli() {
+    return usedCpuMilli;
+  }
+
+  /** Returns the host memory held by pods on this node (only pods that declared it). */
+  public long usedHostMemoryMib() {
+    return usedHostMemoryMib;
+  }
+
+  /** Returns the host CPU not held, or {@link Long#MAX_VALUE} when the node does not track it. */
+  public long freeCpuMilli() {
+    return node.cpuMilli() == 0 ? Long.MAX_VALUE : Math.max(0, node.cpuMilli() - usedCpuMilli);
+  }
+
+  /** Returns the host memory not held, or {@link Long#MAX_VALUE} when not tracked. */
+  public long freeHostMemoryMib() {
+    return node.memoryMib() == 0
+        ? Long.MAX_VALUE
+        : Math.max(0, node.memoryMib() - usedHostMemoryMib);
+  }
+
+  /** Returns one usage value per GPU in index order (cached until the node next changes). */
+  public List<GpuUsage> usage() {
+    List<GpuUsage> cached = usageCache;
+    if (cached == null) {
+      GpuUsage[] out = new GpuUsage[gpus.length];
+      for (int i = 0; i < gpus.length; i++) {
+        out[i] =
+            new GpuUsage(
+                gpus[i], usedMilli[i], usedMemoryMib[i], wholeHolders[i] > 0, holders.get(i));
+      }
+      cached = List.of(out);
+      usageCache = cached;
+    }
+    return cached;
+  }
+
+  @Override
+  public String toString() {
+    return "NodeUsage[" + node.name() + " used=" + Arrays.toString(usedMilli) + "]";
+  }
+}

@@ -1,0 +1,688 @@
+package io.sharegpu.core.placement;
+
+import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.core.ledger.AllocationState;
+import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.ledger.GpuGrant;
+import io.sharegpu.core.ledger.Ledger;
+import io.sharegpu.core.ledger.NodeUsage;
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.core.request.GpuDemand;
+import io.sharegpu.core.request.PodDemand;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decides where a pod fits and where it goes, on top of a {@link Ledger} and a {@link
+ * PlacementPolicy}. Nothing here changes the ledger: callers commit what {@link #choose} or {@link
+ * #place} return.
+ *
+ * <p>Fit rules: a share fits a GPU that is healthy, not held whole, allowed by the pod's models,
+ * pins and excludes, with free compute at least the share and free memory at least the share's
+ * memory (by default the share's part of the GPU's memory, rounded up). k whole GPUs need k such
+ * GPUs that nothing holds; a whole-GPU request never uses a MIG instance, and nothing uses a GPU
+ * whose MIG instances are listed (only the instances). All containers of a pod go to one node;
+ * whole-GPU containers are placed first, then shares from largest to smallest, each on the GPU the
+ * policy prefers; shares of one pod may share a GPU when it fits.
+ *
+ * <p>{@link #filter} remembers its work for the same pod and ledger version, so that {@link
+ * #prioritize} and {@link #choose} that follow do not repeat it. Not thread-safe.
+ */
+public final class Placement {
+  private static final int UNHEALTHY = 1;
+  private static final int MIG_PARENT = 2;
+  private static final int MODEL = 4;
+  private static final int NOT_PINNED = 8;
+  private static final int EXCLUDED = 16;
+  private static final int MIG_INSTANCE = 32;
+
+  private static final int FAIL_HOST_CPU = 1;
+  private static final int FAIL_HOST_MEMORY = 2;
+  private static final int FAIL_SHARE = 3;
+  private static final int FAIL_WHOLE = 4;
+
+  private static final Outcome NO_FIT = new Outcome(List.of(), Double.NaN);
+
+  private final Ledger ledger;
+  private final PlacementPolicy policy;
+  private final @Nullable GpuPreference preference;
+
+  private @Nullable PodDemand cachedPod;
+  private long cachedVersion = -1;
+  private final Map<String, Outcome> cache = new HashMap<>();
+
+  /** Places on {@code ledger} (read, never changed) with {@code policy}. */
+  public Placement(Ledger ledger, PlacementPolicy policy) {
+    this.ledger = ledger;
+    this.policy = policy;
+    this.preference = policy instanceof GpuPreference p ? p : null;
+  }
+
+  /** Returns the policy. */
+  public PlacementPolicy policy() {
+    return policy;
+  }
+
+  /**
+   * Splits {@code nodeNames} into the nodes the pod fits and the others, with a one-line reason
+   * each (names not in the ledger are rejected: no GPUNode).
+   */
+  public FilterResult filter(PodDemand pod, Collection<String> nodeNames) {
+    Plan plan = plan(pod);
+    List<String> feasible = new ArrayList<>(nodeNames.size());
+    Map<String, Rejection> rejected = new LinkedHashMap<>();
+    Failure failure = new Failure();
+    for (String name : nodeNames) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null) {
+        rejected.put(name, new Rejection(name, noGpuNode(), List.of()));
+        continue;
+      }
+      failure.reset();
+      Outcome o = outcome(plan, name, u, failure);
+      if (o == NO_FIT) {
+        rejected.put(name, new Rejection(name, summary(plan, u, failure), List.of()));
+      } else {
+        feasible.add(name);
+      }
+    }
+    return new FilterResult(feasible, rejected);
+  }
+
+  /**
+   * Scores the nodes 0..10: the policy's best node gets 10, other nodes the pod fits 1..9 in the
+   * policy's order, nodes it does not fit (or unknown) 0.
+   */
+  public Map<String, Integer> prioritize(PodDemand pod, Collection<String> nodeNames) {
+    Plan plan = plan(pod);
+    Map<String, Integer> out = new LinkedHashMap<>();
+    double[] scores = new double[nodeNames.size()];
+    String[] names = new String[scores.length];
+    double max = Double.NEGATIVE_INFINITY;
+    double min = Double.POSITIVE_INFINITY;
+    int k = 0;
+    for (String name : nodeNames) {
+      NodeUsage u = ledger.nodeUsage(name);
+      Outcome o = u == null ? NO_FIT : outcome(plan, name, u, null);
+      names[k] = name;
+      double s = o == NO_FIT ? Double.NaN : sanitize(o.score);
+      scores[k++] = s;
+      if (!Double.isNaN(s)) {
+        max = Math.max(max, s);
+        min = Math.min(min, s);
+      }
+    }
+    for (int i = 0; i < k; i++) {
+      double s = scores[i];
+      int v;
+      if (Double.isNaN(s)) {
+        v = 0;
+      } else if (s >= max) {
+        v = 10;
+      } else {
+        double range = max - min;
+        v = range > 0 && Double.isFinite(range) ? 1 + (int) Math.floor(8 * (s - min) / range) : 1;
+        v = Math.min(9, Math.max(1, v));
+      }
+      out.put(names[i], v);
+    }
+    return out;
+  }
+
+  /**
+   * Returns the policy's best allocation of the pod on {@code node} (state {@link
+   * AllocationState#RESERVED}, not committed); empty if it does not fit.
+   */
+  public Optional<Allocation> choose(PodDemand pod, String node) {
+    NodeUsage u = ledger.nodeUsage(node);
+    if (u == null) {
+      return Optional.empty();
+    }
+    Outcome o = outcome(plan(pod), node, u, null);
+    return o == NO_FIT ? Optional.empty() : Optional.of(allocation(pod, node, o));
+  }
+
+  /**
+   * Returns the policy's best allocation of the pod over all nodes of the ledger (ties go to the
+   * node added first); not committed; empty if it fits nowhere.
+   */
+  public Optional<Allocation> place(PodDemand pod) {
+    Plan plan = plan(pod);
+    String bestNode = null;
+    Outcome best = null;
+    double bestScore = Double.NEGATIVE_INFINITY;
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null) {
+        continue;
+      }
+      Outcome o = evaluate(plan, u, null);
+      if (o == NO_FIT) {
+        continue;
+      }
+      double s = sanitize(o.score);
+      if (best == null || s > bestScore) {
+        best = o;
+        bestNode = name;
+        bestScore = s;
+      }
+    }
+    return best == null || bestNode == null
+        ? Optional.empty()
+        : Optional.of(allocation(pod, bestNode, best));
+  }
+
+  /**
+   * Explains the pod on one node: the reason line (as {@link #filter} gives it, or {@code fits:
+   * ...} with the GPUs it would get) and one line per GPU.
+   */
+  public Rejection explain(PodDemand pod, String node) {
+    NodeUsage u = ledger.nodeUsage(node);
+    if (u == null) {
+      return new Rejection(node, noGpuNode(), List.of());
+    }
+    Plan plan = new Plan(pod);
+    Failure failure = new Failure();
+    Outcome o = evaluate(plan, u, failure);
+    List<String> gpuReasons = new ArrayList<>(u.size());
+    if (o != NO_FIT) {
+      StringBuilder sb = new StringBuilder("fits: ");
+      for (int c = 0; c < o.grants.size(); c++) {
+        ContainerGrant cg = o.grants.get(c);
+        if (c > 0) {
+          sb.append("; ");
+        }
+        sb.append("container ").append(cg.container()).append(" on ");
+        for (int g = 0; g < cg.gpus().size(); g++) {
+          GpuGrant gg = cg.gpus().get(g);
+          int p = u.position(gg.uuid());
+          if (g > 0) {
+            sb.append(", ");
+          }
+          sb.append(label(u.gpu(p)))
+              .append(' ')
+              .append(gg.computeMilli())
+              .append("m/")
+              .append(gg.memoryMib())
+              .append(" MiB");
+        }
+      }
+      for (int i = 0; i < u.size(); i++) {
+        gpuReasons.add(label(u.gpu(i)) + ": " + status(u, i));
+      }
+      return new Rejection(node, sb.toString(), gpuReasons);
+    }
+    if (failure.kind == FAIL_SHARE || failure.kind == FAIL_WHOLE) {
+      GpuDemand d = pod.containers().get(failure.container);
+      for (int i = 0; i < u.size(); i++) {
+        gpuReasons.add(label(u.gpu(i)) + ": " + gpuReason(plan, u, i, d, failure));
+      }
+    } else {
+      for (int i = 0; i < u.size(); i++) {
+        gpuReasons.add(label(u.gpu(i)) + ": " + status(u, i));
+      }
+    }
+    return new Rejection(node, summary(plan, u, failure), gpuReasons);
+  }
+
+  // ---------------------------------------------------------------- evaluation
+
+  private Plan plan(PodDemand pod) {
+    long v = ledger.version();
+    if (v != cachedVersion || (cachedPod != pod && !pod.equals(cachedPod))) {
+      cache.clear();
+      cachedPod = pod;
+      cachedVersion = v;
+    }
+    return new Plan(pod);
+  }
+
+  private Outcome outcome(Plan plan, String name, NodeUsage u, @Nullable Failure failure) {
+    Outcome o = failure == null ? cache.get(name) : null;
+    if (o == null) {
+      o = evaluate(plan, u, failure);
+      cache.put(name, o);
+    }
+    return o;
+  }
+
+  private Outcome evaluate(Plan plan, NodeUsage u, @Nullable Failure f) {
+    PodDemand pod = plan.pod;
+    GpuNode node = u.node();
+    if (node.cpuMilli() > 0 && pod.cpuMilli() > 0 && pod.cpuMilli() > u.freeCpuMilli()) {
+      return fail(f, FAIL_HOST_CPU, -1, 0);
+    }
+    if (node.memoryMib() > 0 && pod.memoryMib() > 0 && pod.memoryMib() > u.freeHostMemoryMib()) {
+      return fail(f, FAIL_HOST_MEMORY, -1, 0);
+    }
+    int n = u.size();
+    int containers = pod.containers().size();
+    int[] addMilli = new int[n];
+    long[] addMem = new long[n];
+    int[] takenBy = new int[n];
+    Arrays.fill(takenBy, -1);
+    if (f != null) {
+      f.addMilli = addMilli;
+      f.addMem = addMem;
+      f.takenBy = takenBy;
+    }
+    GpuGrant[][] chosen = new GpuGrant[containers][];
+    NodeView view = null;
+    for (int oi : plan.order) {
+      GpuDemand d = pod.containers().get(oi);
+      if (d.isShare()) {
+        int best = -1;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        long bestMem = 0;
+        for (int i = 0; i < n; i++) {
+          if (staticFail(plan, u, i) != 0 || u.isExclusive(i) || takenBy[i] >= 0) {
+            continue;
+          }
+          Gpu gpu = u.gpu(i);
+          long mem = shareMemory(d, gpu);
+          int used = u.usedMilli(i) + addMilli[i];
+          long usedMem = u.usedMemoryMib(i) + addMem[i];
+          if (used + d.computeMilli() > gpu.computeMilli() || usedMem + mem > gpu.memoryMib()) {
+            continue;
+          }
+          double s;
+          if (preference != null) {
+            s = preference.gpuScore(gpu, used, usedMem, d.computeMilli(), mem);
+          } else {
+            if (view == null) {
+              view = view(u);
+            }
+            chosen[oi] = new GpuGrant[] {new GpuGrant(gpu.uuid(), d.computeMilli(), mem)};
+            s = policy.score(view, pod, grants(pod, chosen));
+            chosen[oi] = null;
+          }
+          if (best < 0 || s > bestScore) {
+            best = i;
+            bestScore = s;
+            bestMem = mem;
+          }
+        }
+        if (best < 0) {
+          return fail(f, FAIL_SHARE, oi, 0);
+        }
+        chosen[oi] = new GpuGrant[] {new GpuGrant(u.gpu(best).uuid(), d.computeMilli(), bestMem)};
+        addMilli[best] += d.computeMilli();
+        addMem[best] += bestMem;
+      } else {
+        int k = d.wholeGpus();
+        long perGpuMem = d.memoryMib() == 0 ? 0 : (d.memoryMib() + k - 1) / k;
+        GpuGrant[] picked = new GpuGrant[k];
+        for (int j = 0; j < k; j++) {
+          int best = -1;
+          double bestScore = Double.NEGATIVE_INFINITY;
+          for (int i = 0; i < n; i++) {
+            Gpu gpu = u.gpu(i);
+            if (staticFail(plan, u, i) != 0
+                || gpu.isMig()
+                || u.holderCount(i) > 0
+                || addMilli[i] > 0
+                || takenBy[i] >= 0
+                || gpu.memoryMib() < perGpuMem) {
+              continue;
+            }
+            double s;
+            if (preference != null) {
+              s = preference.gpuScore(gpu, 0, 0, GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
+            } else {
+              if (view == null) {
+                view = view(u);
+              }
+              picked[j] = new GpuGrant(gpu.uuid(), GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
+              chosen[oi] = Arrays.copyOf(picked, j + 1);
+              s = policy.score(view, pod, grants(pod, chosen));
+              chosen[oi] = null;
+            }
+            if (best < 0 || s > bestScore) {
+              best = i;
+              bestScore = s;
+            }
+          }
+          if (best < 0) {
+            return fail(f, FAIL_WHOLE, oi, j);
+          }
+          Gpu gpu = u.gpu(best);
+          picked[j] = new GpuGrant(gpu.uuid(), GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
+          takenBy[best] = oi;
+          addMilli[best] += GpuDemand.WHOLE_GPU_MILLI;
+          addMem[best] += gpu.memoryMib();
+        }
+        chosen[oi] = picked;
+      }
+    }
+    List<ContainerGrant> grants = grants(pod, chosen);
+    if (view == null) {
+      view = view(u);
+    }
+    return new Outcome(grants, policy.score(view, pod, grants));
+  }
+
+  private static Outcome fail(@Nullable Failure f, int kind, int container, int available) {
+    if (f != null) {
+      f.kind = kind;
+      f.container = container;
+      f.available = available;
+    }
+    return NO_FIT;
+  }
+
+  /** Grants of the containers chosen so far, in the pod's container order. */
+  private static List<ContainerGrant> grants(PodDemand pod, @Nullable GpuGrant[][] chosen) {
+    List<ContainerGrant> out = new ArrayList<>(chosen.length);
+    for (int c = 0; c < chosen.length; c++) {
+      GpuGrant[] g = chosen[c];
+      if (g != null) {
+        GpuDemand d = pod.containers().get(c);
+        int limit =
+            d.isShare()
+                ? (d.limitMilli() == 0
+                    ? d.computeMilli()
+                    : Math.max(d.limitMilli(), d.computeMilli()))
+                : GpuDemand.WHOLE_GPU_MILLI;
+        out.add(new ContainerGrant(d.container(), List.of(g), limit));
+      }
+    }
+    return out;
+  }
+
+  private static NodeView view(NodeUsage u) {
+    GpuNode node = u.node();
+    long cpu = node.cpuMilli() == 0 ? 0 : u.freeCpuMilli();
+    long mem = node.memoryMib() == 0 ? 0 : u.freeHostMemoryMib();
+    return new NodeView(node, u.usage(), cpu, mem);
+  }
+
+  private static Allocation allocation(PodDemand pod, String node, Outcome o) {
+    return new Allocation(pod.podKey(), pod.podUid(), node, o.grants, AllocationState.RESERVED);
+  }
+
+  /** The memory a share takes on a GPU: as asked, or its part of the GPU's memory rounded up. */
+  static long shareMemory(GpuDemand d, Gpu gpu) {
+    if (d.memoryMib() > 0) {
+      return d.memoryMib();
+    }
+    long num = (long) d.computeMilli() * gpu.memoryMib();
+    return (num + gpu.computeMilli() - 1) / gpu.computeMilli();
+  }
+
+  private static int staticFail(Plan plan, NodeUsage u, int i) {
+    Gpu gpu = u.gpu(i);
+    int mask = 0;
+    if (!gpu.healthy()) {
+      mask |= UNHEALTHY;
+    }
+    if (u.isMigParent(i)) {
+      mask |= MIG_PARENT;
+    }
+    if (plan.models.length > 0) {
+      String model = u.modelLowerCase(i);
+      boolean ok = false;
+      for (String m : plan.models) {
+        if (model.contains(m)) {
+          ok = true;
+          break;
+        }
+      }
+      if (!ok) {
+        mask |= MODEL;
+      }
+    }
+    if (!plan.pod.pinnedUuids().isEmpty() && !plan.pod.pinnedUuids().contains(gpu.uuid())) {
+      mask |= NOT_PINNED;
+    }
+    if (!plan.pod.excludedUuids().isEmpty() && plan.pod.excludedUuids().contains(gpu.uuid())) {
+      mask |= EXCLUDED;
+    }
+    return mask;
+  }
+
+  private static double sanitize(double s) {
+    return Double.isNaN(s) ? Double.NEGATIVE_INFINITY : s;
+  }
+
+  // ---------------------------------------------------------------- words
+
+  private static String noGpuNode() {
+    return "no GPUNode for this node: its GPUs are not known (is the node agent running there?)";
+  }
+
+  /** The one-line reason: the same words for every node that fails the same way. */
+  private static String summary(Plan plan, NodeUsage u, Failure f) {
+    PodDemand pod = plan.pod;
+    switch (f.kind) {
+      case FAIL_HOST_CPU:
+        return "not enough free host CPU for " + pod.cpuMilli() + "m";
+      case FAIL_HOST_MEMORY:
+        return "not enough free host memory for " + pod.memoryMib() + " MiB";
+      case FAIL_SHARE:
+      case FAIL_WHOLE:
+        break;
+      default:
+        return "does not fit";
+    }
+    GpuDemand d = pod.containers().get(f.container);
+    String prefix = pod.containers().size() > 1 ? "container " + d.container() + ": " : "";
+    if (u.size() == 0) {
+      return prefix + "the node has no GPUs";
+    }
+    int mask = 0;
+    boolean anyAllowed = false;
+    for (int i = 0; i < u.size(); i++) {
+      int m = staticFail(plan, u, i);
+      if (!d.isShare() && u.gpu(i).isMig()) {
+        m |= MIG_INSTANCE;
+      }
+      mask |= m;
+      anyAllowed |= m == 0;
+    }
+    if (!anyAllowed) {
+      return prefix + "no GPU the pod may use: " + describe(mask, plan);
+    }
+    if (d.isShare()) {
+      String mem = d.memoryMib() > 0 ? d.memoryMib() + " MiB memory" : "its share of memory";
+      return prefix + "no GPU has " + d.computeMilli() + "m compute and " + mem + " free";
+    }
+    int k = d.wholeGpus();
+    return prefix
+        + "needs "
+        + k
+        + (k == 1 ? " idle GPU" : " idle GPUs")
+        + (d.memoryMib() > 0 ? " with " + d.memoryMib() + " MiB memory" : "")
+        + ", found "
+        + f.available;
+  }
+
+  private static String describe(int mask, Plan plan) {
+    List<String> parts = new ArrayList<>(4);
+    if ((mask & UNHEALTHY) != 0) {
+      parts.add("unhealthy");
+    }
+    if ((mask & MIG_PARENT) != 0) {
+      parts.add("MIG enabled (only its MIG instances are used)");
+    }
+    if ((mask & MIG_INSTANCE) != 0) {
+      parts.add("MIG instances cannot take a whole-GPU request");
+    }
+    if ((mask & MODEL) != 0) {
+      parts.add("model not allowed (allowed: " + allowed(plan) + ")");
+    }
+    if ((mask & NOT_PINNED) != 0) {
+      parts.add("not among the pinned GPUs");
+    }
+    if ((mask & EXCLUDED) != 0) {
+      parts.add("excluded by the pod");
+    }
+    return String.join(", ", parts);
+  }
+
+  private static String allowed(Plan plan) {
+    return String.join(", ", new TreeSet<>(plan.pod.models()));
+  }
+
+  /** Why GPU {@code i} cannot take container {@code d}, given what the pod took before it. */
+  private static String gpuReason(Plan plan, NodeUsage u, int i, GpuDemand d, Failure f) {
+    Gpu gpu = u.gpu(i);
+    if (u.isMigParent(i)) {
+      return "MIG enabled: pods use its MIG instances";
+    }
+    if (!gpu.healthy()) {
+      return "unhealthy";
+    }
+    int mask = staticFail(plan, u, i);
+    if ((mask & MODEL) != 0) {
+      return "model " + gpu.model() + " not allowed (allowed: " + allowed(plan) + ")";
+    }
+    if ((mask & NOT_PINNED) != 0) {
+      return "not among the GPUs the pod is pinned to";
+    }
+    if ((mask & EXCLUDED) != 0) {
+      return "excluded by the pod";
+    }
+    if (!d.isShare() && gpu.isMig()) {
+      return "MIG instance cannot take a whole-GPU request";
+    }
+    if (u.isExclusive(i)) {
+      return "held whole by " + String.join(", ", u.holders(i));
+    }
+    int[] takenBy = f.takenBy;
+    if (takenBy != null && takenBy[i] >= 0 && takenBy[i] != f.container) {
+      return "taken whole by container "
+          + plan.pod.containers().get(takenBy[i]).container()
+          + " of this pod";
+    }
+    int addMilli = f.addMilli == null ? 0 : f.addMilli[i];
+    long addMem = f.addMem == null ? 0 : f.addMem[i];
+    if (!d.isShare()) {
+      if (u.holderCount(i) > 0) {
+        return "in use by " + String.join(", ", u.holders(i)) + " (a whole GPU must be idle)";
+      }
+      if (addMilli > 0 && (takenBy == null || takenBy[i] != f.container)) {
+        return "used by another container of this pod (a whole GPU must be idle)";
+      }
+      int k = d.wholeGpus();
+      long perGpu = d.memoryMib() == 0 ? 0 : (d.memoryMib() + k - 1) / k;
+      if (gpu.memoryMib() < perGpu) {
+        return gpu.memoryMib() + " MiB memory, need " + perGpu + " MiB per GPU";
+      }
+      return "idle and allowed";
+    }
+    int freeMilli = Math.max(0, gpu.computeMilli() - u.usedMilli(i) - addMilli);
+    long freeMem = Math.max(0, gpu.memoryMib() - u.usedMemoryMib(i) - addMem);
+    long mem = shareMemory(d, gpu);
+    List<String> parts = new ArrayList<>(2);
+    if (freeMilli < d.computeMilli()) {
+      parts.add(
+          freeMilli
+              + "m of "
+              + gpu.computeMilli()
+              + "m compute free, need "
+              + d.computeMilli()
+              + "m");
+    }
+    if (freeMem < mem) {
+      parts.add(freeMem + " of " + gpu.memoryMib() + " MiB memory free, need " + mem + " MiB");
+    }
+    return parts.isEmpty() ? "fits" : String.join("; ", parts);
+  }
+
+  private static String status(NodeUsage u, int i) {
+    Gpu gpu = u.gpu(i);
+    if (u.isMigParent(i)) {
+      return "MIG enabled: pods use its MIG instances";
+    }
+    StringBuilder sb = new StringBuilder();
+    if (!gpu.healthy()) {
+      sb.append("unhealthy; ");
+    }
+    if (u.isExclusive(i)) {
+      return sb.append("held whole by ").append(String.join(", ", u.holders(i))).toString();
+    }
+    sb.append(u.freeMilli(i))
+        .append("m of ")
+        .append(gpu.computeMilli())
+        .append("m compute and ")
+        .append(u.freeMemoryMib(i))
+        .append(" of ")
+        .append(gpu.memoryMib())
+        .append(" MiB memory free");
+    if (u.holderCount(i) > 0) {
+      sb.append(" (used by ").append(String.join(", ", u.holders(i))).append(')');
+    }
+    return sb.toString();
+  }
+
+  /** {@code GPU 3 (NVIDIA H100 80GB HBM3, GPU-1234abcd…)}; MIG instances name their profile. */
+  static String label(Gpu gpu) {
+    StringBuilder sb = new StringBuilder("GPU ").append(gpu.index());
+    if (gpu.isMig()) {
+      sb.append(" MIG ").append(gpu.migProfile() == null ? "instance" : gpu.migProfile());
+    }
+    String uuid = gpu.uuid();
+    sb.append(" (").append(gpu.model()).append(", ");
+    sb.append(uuid.length() > 16 ? uuid.substring(0, 16) + "…" : uuid).append(')');
+    return sb.toString();
+  }
+
+  // ---------------------------------------------------------------- state
+
+  /** The pod, with its containers in placement order and its models as an array. */
+  private static final class Plan {
+    final PodDemand pod;
+    final int[] order;
+    final String[] models;
+
+    Plan(PodDemand pod) {
+      this.pod = pod;
+      List<GpuDemand> cs = pod.containers();
+      Integer[] idx = new Integer[cs.size()];
+      for (int i = 0; i < idx.length; i++) {
+        idx[i] = i;
+      }
+      if (idx.length > 1) {
+        // whole GPUs first (they need idle GPUs), then shares from largest to smallest
+        Arrays.sort(
+            idx, (a, b) -> Integer.compare(cs.get(b).computeMilli(), cs.get(a).computeMilli()));
+      }
+      order = new int[idx.length];
+      for (int i = 0; i < idx.length; i++) {
+        order[i] = idx[i];
+      }
+      models = pod.models().toArray(new String[0]);
+      Arrays.sort(models);
+    }
+  }
+
+  /** Where evaluation stopped, for the words. */
+  private static final class Failure {
+    int kind;
+    int container = -1;
+    int available;
+    int @Nullable [] addMilli;
+    long @Nullable [] addMem;
+    int @Nullable [] takenBy;
+
+    void reset() {
+      kind = 0;
+      container = -1;
+      available = 0;
+      addMilli = null;
+      addMem = null;
+      takenBy = null;
+    }
+  }
+
+  private record Outcome(List<ContainerGrant> grants, double score) {}
+}

@@ -1,0 +1,34 @@
+package io.sharegpu.core.placement;
+
+import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.request.PodDemand;
+import java.util.List;
+
+/**
+ * Spreads: prefers the node that is least used after the placement, and on it the GPU that is least
+ * used, so that pods interfere least. Utilization of a GPU is the mean of its compute and memory
+ * fractions held.
+ */
+public record SpreadPolicy() implements PlacementPolicy, GpuPreference {
+  /** Registered name. */
+  public static final String NAME = "spread";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
+    double[] u = new double[2];
+    Utilization.after(view.gpus(), grant, u);
+    return -u[0] + 1e-3 * (1 - u[1]);
+  }
+
+  @Override
+  public double gpuScore(
+      Gpu gpu, int usedMilli, long usedMemoryMib, int addMilli, long addMemoryMib) {
+    return 1 - Utilization.of(gpu, (long) usedMilli + addMilli, usedMemoryMib + addMemoryMib);
+  }
+}

@@ -1,0 +1,47 @@
+package io.sharegpu.extender;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration under {@code sharegpu.extender}.
+ *
+ * @param policy placement policy name (see {@code PlacementPolicies.names()}); default sharegpu
+ * @param reservationTtl how long a filter/prioritize reservation holds GPUs without a bind
+ * @param bindLease Lease for bind leader election; empty name = every replica binds
+ * @param advertiseUrl this replica's base URL, published as the Lease holder for forwarding
+ */
+@ConfigurationProperties(prefix = "sharegpu.extender")
+public record ExtenderProperties(
+    String policy, Duration reservationTtl, BindLease bindLease, String advertiseUrl) {
+
+  /** Defaults for every key left out. */
+  public ExtenderProperties {
+    if (policy == null || policy.isBlank()) {
+      policy = "sharegpu";
+    }
+    if (reservationTtl == null) {
+      reservationTtl = Duration.ofSeconds(30);
+    }
+    if (bindLease == null) {
+      bindLease = new BindLease("", "");
+    }
+    if (advertiseUrl == null) {
+      advertiseUrl = "";
+    }
+  }
+
+  /**
+   * The Lease used for bind leader election.
+   *
+   * @param name Lease name; empty disables leader election
+   * @param namespace Lease namespace; empty = the client's namespace
+   */
+  public record BindLease(String name, String namespace) {
+    /** Defaults. */
+    public BindLease {
+      name = name == null ? "" : name;
+      namespace = namespace == null ? "" : namespace;
+    }
+  }
+}

@@ -1,0 +1,549 @@
+package io.sharegpu.extender.cluster;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.sharegpu.api.ShareGpuAnnotations;
+import io.sharegpu.api.assignment.AssignmentAnnotations;
+import io.sharegpu.api.assignment.PodAssignment;
+import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.api.gpunode.GpuStatus;
+import io.sharegpu.api.request.ParsedRequest;
+import io.sharegpu.api.request.PodGpuRequest;
+import io.sharegpu.api.request.PodGpuRequestParser;
+import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.core.ledger.AllocationState;
+import io.sharegpu.core.ledger.Ledger;
+import io.sharegpu.core.ledger.OverCommitException;
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.core.placement.Placement;
+import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.request.PodDemand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The extender's picture of the cluster: a core {@link Ledger} fed by informers on Nodes, GPUNodes
+ * and Pods (bound pods' assignment annotations), plus in-flight reservations.
+ *
+ * <p>The ledger is not thread-safe; every access goes through {@link #withLedger} (one lock). A
+ * node is in the ledger while both its Node and its GPUNode exist. A pod holds GPUs while it has
+ * {@code spec.nodeName} and assignment annotations and has not completed; a pod being deleted holds
+ * them (TERMINATING) until it is gone. Reservations made by filter/prioritize expire after the
+ * configured TTL unless a bind takes them over.
+ */
+public final class ClusterView implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
+
+  private final @Nullable KubernetesClient client;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Ledger ledger = new Ledger();
+  private final Placement placement;
+  private final Map<String, GpuNode> gpuNodes = new ConcurrentHashMap<>();
+  private final Set<String> nodes = ConcurrentHashMap.newKeySet();
+  private final Map<String, Pod> assignedPods = new ConcurrentHashMap<>();
+  private final Set<String> binding = ConcurrentHashMap.newKeySet();
+  private final Cache<String, Allocation> reservations;
+  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private volatile boolean ready;
+  private volatile @Nullable String notReadyReason = "informers not started";
+
+  /**
+   * Creates a view.
+   *
+   * @param client the API client; null for a view fed only by tests
+   * @param policy the placement policy
+   * @param reservationTtl how long an unbound reservation holds GPUs
+   */
+  public ClusterView(
+      @Nullable KubernetesClient client, PlacementPolicy policy, Duration reservationTtl) {
+    this.client = client;
+    this.placement = new Placement(ledger, policy);
+    this.reservations =
+        Caffeine.newBuilder()
+            .expireAfterWrite(reservationTtl.toNanos(), TimeUnit.NANOSECONDS)
+            .scheduler(Scheduler.systemScheduler())
+            .removalListener(
+                (String uid, Allocation a, RemovalCause cause) -> {
+                  if (cause == RemovalCause.EXPIRED && uid != null) {
+                    expire(uid);
+                  }
+                })
+            .build();
+  }
+
+  /** Starts the informers; {@link #isReady()} turns true once all synced and the ledger rebuilt. */
+  public void start() {
+    KubernetesClient c = Objects.requireNonNull(client, "no client");
+    notReadyReason = "waiting for the Node, GPUNode and Pod informers to sync";
+    SharedIndexInformer<Node> nodeInformer =
+        c.nodes().inform(handler(this::onNode, this::onNodeDelete));
+    SharedIndexInformer<GPUNode> gpuInformer =
+        c.resources(GPUNode.class).inform(handler(this::onGpuNode, this::onGpuNodeDelete));
+    SharedIndexInformer<Pod> podInformer =
+        c.pods().inAnyNamespace().inform(handler(this::onPod, this::onPodDelete));
+    informers.add(nodeInformer);
+    informers.add(gpuInformer);
+    informers.add(podInformer);
+    while (!informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    // inform() returns after the initial list; apply every pod again now that all nodes are known.
+    reconcileAll();
+    ready = true;
+    notReadyReason = null;
+    LOG.info(
+        "cluster view ready: {} GPU nodes, {} allocations",
+        ledger.nodes().size(),
+        withLedger(l -> l.allocations().size()));
+  }
+
+  /** True once the ledger has been rebuilt from the cluster. */
+  public boolean isReady() {
+    return ready;
+  }
+
+  /** Why the view is not ready yet, or null when it is. */
+  public @Nullable String notReadyReason() {
+    return notReadyReason;
+  }
+
+  /** Marks the view ready without informers (tests that feed it directly). */
+  public void markReady() {
+    ready = true;
+    notReadyReason = null;
+  }
+
+  /** Runs {@code f} under the ledger lock. */
+  public <T> T withLedger(Function<Ledger, T> f) {
+    lock.lock();
+    try {
+      return f.apply(ledger);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Runs {@code f} with the placement engine under the ledger lock. */
+  public <T> T withPlacement(Function<Placement, T> f) {
+    lock.lock();
+    try {
+      return f.apply(placement);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Returns the largest GPU memory of the cluster in MiB, 0 without GPUs. */
+  public long largestGpuMemoryMib() {
+    return withLedger(
+        l ->
+            l.nodes().stream()
+                .flatMap(n -> n.gpus().stream())
+                .mapToLong(Gpu::memoryMib)
+                .max()
+                .orElse(0));
+  }
+
+  // ---- reservations and binds ------------------------------------------------------------------
+
+  /**
+   * Drops the pod's own unbound reservation so it does not compete with itself; does nothing while
+   * a bind for it is in flight or when it holds a bound allocation.
+   */
+  public void dropOwnReservation(String podUid) {
+    lock.lock();
+    try {
+      if (binding.contains(podUid)) {
+        return;
+      }
+      Optional<Allocation> a = ledger.allocation(podUid);
+      if (a.isPresent() && a.get().state() == AllocationState.RESERVED) {
+        ledger.release(podUid);
+        reservations.invalidate(podUid);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Reserves the policy's best grant for {@code pod} on {@code node} until a bind takes it or the
+   * TTL passes. Returns the reservation, empty if it does not fit (or the pod holds GPUs already).
+   */
+  public Optional<Allocation> reserve(PodDemand pod, String node) {
+    lock.lock();
+    try {
+      if (binding.contains(pod.podUid())) {
+        return Optional.empty();
+      }
+      Optional<Allocation> held = ledger.allocation(pod.podUid());
+      if (held.isPresent()) {
+        if (held.get().state() != AllocationState.RESERVED) {
+          return Optional.empty();
+        }
+        ledger.release(pod.podUid());
+      }
+      Optional<Allocation> chosen = placement.choose(pod, node);
+      if (chosen.isEmpty()) {
+        reservations.invalidate(pod.podUid());
+        return Optional.empty();
+      }
+      ledger.commit(chosen.get());
+      reservations.put(pod.podUid(), chosen.get());
+      return chosen;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Starts a bind: marks the pod as binding (so no expiry or informer event releases what the bind
+   * reserves) and drops any reservation it held.
+   *
+   * @return the bound allocation the pod already holds, if any (then the bind must not proceed)
+   */
+  public Optional<Allocation> beginBind(String podUid) {
+    lock.lock();
+    try {
+      Optional<Allocation> held = ledger.allocation(podUid);
+      if (held.isPresent() && held.get().state() != AllocationState.RESERVED) {
+        return held;
+      }
+      binding.add(podUid);
+      reservations.invalidate(podUid);
+      if (held.isPresent()) {
+        ledger.release(podUid);
+      }
+      return Optional.empty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Chooses and commits (RESERVED) the grant for a bind on {@code node}; empty if none fits. */
+  public Optional<Allocation> reserveForBind(PodDemand pod, String node) {
+    lock.lock();
+    try {
+      Optional<Allocation> chosen = placement.choose(pod, node);
+      chosen.ifPresent(ledger::commit);
+      return chosen;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Ends a bind: success marks the allocation BOUND, failure releases it. */
+  public void endBind(String podUid, boolean success) {
+    lock.lock();
+    try {
+      if (success) {
+        if (ledger.allocation(podUid).isPresent()) {
+          ledger.setState(podUid, AllocationState.BOUND);
+        }
+      } else {
+        ledger.release(podUid);
+      }
+      binding.remove(podUid);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Ends a bind whose outcome is unknown (the Binding request failed in a way that may have
+   * succeeded): the allocation stays held as a reservation until the pod informer shows the pod
+   * bound (it then becomes BOUND) or the TTL passes.
+   */
+  public void endBindUncertain(String podUid) {
+    lock.lock();
+    try {
+      binding.remove(podUid);
+      ledger.allocation(podUid).ifPresent(a -> reservations.put(podUid, a));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Number of reservations waiting for a bind (approximate). */
+  public long pendingReservations() {
+    reservations.cleanUp();
+    return reservations.estimatedSize();
+  }
+
+  private void expire(String uid) {
+    lock.lock();
+    try {
+      if (binding.contains(uid)) {
+        return;
+      }
+      Optional<Allocation> a = ledger.allocation(uid);
+      if (a.isPresent() && a.get().state() == AllocationState.RESERVED) {
+        ledger.release(uid);
+        LOG.debug("reservation of {} on {} expired", a.get().podKey(), a.get().node());
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- informer events -------------------------------------------------------------------------
+
+  public void onNode(Node node) {
+    String name = node.getMetadata().getName();
+    if (nodes.add(name)) {
+      GpuNode g = gpuNodes.get(name);
+      if (g != null) {
+        putNode(g);
+      }
+    }
+  }
+
+  public void onNodeDelete(Node node) {
+    String name = node.getMetadata().getName();
+    nodes.remove(name);
+    withLedger(
+        l -> {
+          l.removeNode(name);
+          return null;
+        });
+  }
+
+  public void onGpuNode(GPUNode g) {
+    GpuNode node = toGpuNode(g);
+    gpuNodes.put(node.name(), node);
+    if (nodes.contains(node.name())) {
+      putNode(node);
+    }
+  }
+
+  public void onGpuNodeDelete(GPUNode g) {
+    String name = g.getMetadata().getName();
+    gpuNodes.remove(name);
+    withLedger(
+        l -> {
+          l.removeNode(name);
+          return null;
+        });
+  }
+
+  private void putNode(GpuNode node) {
+    lock.lock();
+    try {
+      ledger.putNode(node);
+    } finally {
+      lock.unlock();
+    }
+    for (Pod p : assignedPods.values()) {
+      if (node.name().equals(p.getSpec().getNodeName())) {
+        onPod(p);
+      }
+    }
+  }
+
+  /** Converts a GPUNode's status to core's node (MIG instances included). */
+  public static GpuNode toGpuNode(GPUNode g) {
+    List<Gpu> gpus = new ArrayList<>();
+    if (g.getStatus() != null) {
+      for (GpuStatus s : g.getStatus().getGpus()) {
+        if (s.getUuid() == null || s.getUuid().isBlank()) {
+          continue;
+        }
+        int compute = s.getComputeMilli() <= 0 ? 1000 : Math.min(1000, s.getComputeMilli());
+        gpus.add(
+            new Gpu(
+                s.getUuid(),
+                Math.max(0, s.getIndex()),
+                s.getModel() == null ? "unknown" : s.getModel(),
+                Math.max(0, s.getMemoryMiB()),
+                compute,
+                s.isHealthy(),
+                s.getParentUuid(),
+                s.getMigProfile()));
+      }
+    }
+    return new GpuNode(g.getMetadata().getName(), gpus, 0, 0);
+  }
+
+  public void onPod(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    if (uid == null) {
+      return;
+    }
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      assignedPods.remove(uid);
+      releaseUnlessBinding(uid);
+      return;
+    }
+    String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    if (nodeName == null
+        || nodeName.isEmpty()
+        || annotations == null
+        || !annotations.containsKey(ShareGpuAnnotations.ASSIGNED_GPUS)) {
+      return;
+    }
+    if (!(PodGpuRequestParser.parse(pod) instanceof ParsedRequest.Valid valid)) {
+      return;
+    }
+    PodGpuRequest request = valid.request();
+    Optional<PodAssignment> assignment =
+        AssignmentAnnotations.decode(nodeName, annotations, request.containerNames());
+    if (assignment.isEmpty()) {
+      LOG.warn("pod {} has unreadable assignment annotations", DemandMapper.podKey(pod));
+      return;
+    }
+    assignedPods.put(uid, pod);
+    AllocationState state =
+        pod.getMetadata().getDeletionTimestamp() != null
+            ? AllocationState.TERMINATING
+            : AllocationState.BOUND;
+    lock.lock();
+    try {
+      GpuNode node = gpuNodes.get(nodeName);
+      if (node == null || !nodes.contains(nodeName)) {
+        return; // applied when the node appears
+      }
+      Optional<Allocation> held = ledger.allocation(uid);
+      Set<String> uuids = new HashSet<>(assignment.get().gpuUuids());
+      if (held.isPresent()
+          && held.get().node().equals(nodeName)
+          && held.get().uuids().equals(uuids)) {
+        if (held.get().state() != state) {
+          ledger.setState(uid, state);
+        }
+        reservations.invalidate(uid);
+        return;
+      }
+      if (held.isPresent()) {
+        ledger.release(uid);
+      }
+      Optional<Allocation> a =
+          DemandMapper.fromAssignment(
+              DemandMapper.podKey(pod), uid, request, assignment.get(), node, state);
+      if (a.isEmpty()) {
+        LOG.warn(
+            "pod {} names GPUs {} that node {} does not have",
+            DemandMapper.podKey(pod),
+            uuids,
+            nodeName);
+        return;
+      }
+      commitEvictingReservations(a.get());
+      reservations.invalidate(uid);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void commitEvictingReservations(Allocation a) {
+    try {
+      ledger.commit(a);
+    } catch (OverCommitException e) {
+      // Reservations are advisory: a pod that is really bound wins over them.
+      for (Allocation r : List.copyOf(ledger.allocations(a.node()))) {
+        if (r.state() == AllocationState.RESERVED && !binding.contains(r.podUid())) {
+          ledger.release(r.podUid());
+          reservations.invalidate(r.podUid());
+        }
+      }
+      try {
+        ledger.commit(a);
+      } catch (OverCommitException again) {
+        LOG.error(
+            "bound pod {} on {} does not fit the ledger: {}",
+            a.podKey(),
+            a.node(),
+            again.getMessage());
+      }
+    }
+  }
+
+  public void onPodDelete(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    if (uid == null) {
+      return;
+    }
+    assignedPods.remove(uid);
+    releaseUnlessBinding(uid);
+  }
+
+  private void releaseUnlessBinding(String uid) {
+    lock.lock();
+    try {
+      reservations.invalidate(uid);
+      if (!binding.contains(uid)) {
+        ledger.release(uid);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void reconcileAll() {
+    for (Pod p : List.copyOf(assignedPods.values())) {
+      onPod(p);
+    }
+  }
+
+  private static <T> ResourceEventHandler<T> handler(
+      java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj) {
+        safely(upsert, obj);
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        safely(upsert, newObj);
+      }
+
+      @Override
+      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+        safely(delete, obj);
+      }
+    };
+  }
+
+  private static <T> void safely(java.util.function.Consumer<T> f, T obj) {
+    try {
+      f.accept(obj);
+    } catch (RuntimeException e) {
+      LOG.error("informer event failed", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    informers.forEach(SharedIndexInformer::close);
+    reservations.invalidateAll();
+  }
+}

@@ -1,0 +1,223 @@
+package io.sharegpu.extender.debug;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.sharegpu.api.request.ParsedRequest;
+import io.sharegpu.api.request.PodGpuRequestParser;
+import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.ledger.GpuGrant;
+import io.sharegpu.core.ledger.GpuUsage;
+import io.sharegpu.core.ledger.Ledger;
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.core.placement.Rejection;
+import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.DemandMapper;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
+
+/** Read-only JSON views of the ledger for operators: nodes, GPUs, allocations, explanations. */
+@RestController
+@RequestMapping("/debug")
+public class DebugController {
+
+  private final ClusterView view;
+  private final KubernetesClient client;
+
+  /** Creates the controller. */
+  public DebugController(ClusterView view, KubernetesClient client) {
+    this.view = view;
+    this.client = client;
+  }
+
+  /** One GPU with what is allocated on it. */
+  public record GpuView(
+      int index,
+      String uuid,
+      String model,
+      long memoryMib,
+      int computeMilli,
+      boolean healthy,
+      @Nullable String parentUuid,
+      @Nullable String migProfile,
+      int usedMilli,
+      long usedMemoryMib,
+      boolean exclusive,
+      List<String> pods) {}
+
+  /** One node with its GPUs. */
+  public record NodeView(String name, List<GpuView> gpus) {}
+
+  /** One container's grant on one GPU. */
+  public record AllocationRow(
+      String node,
+      int gpuIndex,
+      String uuid,
+      String model,
+      String pod,
+      String podUid,
+      String container,
+      int computeMilli,
+      long memoryMib,
+      String state) {}
+
+  /** Why a node fits the pod or not. */
+  public record NodeExplanation(String node, boolean fits, String reason, List<String> gpus) {}
+
+  /** The explanation for a pod over every node. */
+  public record PodExplanation(
+      String pod,
+      List<String> requestErrors,
+      @Nullable String heldOn,
+      List<NodeExplanation> nodes) {}
+
+  /** Every node, by name. */
+  @GetMapping("/nodes")
+  public List<NodeView> nodes() {
+    return view.withLedger(
+        l ->
+            l.nodes().stream()
+                .sorted(Comparator.comparing(GpuNode::name))
+                .map(n -> nodeView(l, n))
+                .toList());
+  }
+
+  /** One node. */
+  @GetMapping("/nodes/{node}")
+  public NodeView node(@PathVariable String node) {
+    return view.withLedger(
+        l ->
+            l.node(node)
+                .map(n -> nodeView(l, n))
+                .orElseThrow(() -> notFound("no GPUNode named " + node)));
+  }
+
+  /** One GPU by UUID. */
+  @GetMapping("/gpus/{uuid}")
+  public Map<String, Object> gpu(@PathVariable String uuid) {
+    return view.withLedger(
+        l -> {
+          for (GpuNode n : l.nodes()) {
+            for (GpuUsage u : l.usage(n.name())) {
+              if (u.gpu().uuid().equals(uuid)) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("node", n.name());
+                m.put("gpu", gpuView(u));
+                return m;
+              }
+            }
+          }
+          throw notFound("no GPU with UUID " + uuid);
+        });
+  }
+
+  /** Every grant: one row per container and GPU. */
+  @GetMapping("/allocations")
+  public List<AllocationRow> allocations() {
+    return view.withLedger(
+        l -> {
+          Map<String, Gpu> gpus = new HashMap<>();
+          l.nodes().forEach(n -> n.gpus().forEach(g -> gpus.put(g.uuid(), g)));
+          List<AllocationRow> rows = new ArrayList<>();
+          for (Allocation a : l.allocations()) {
+            for (ContainerGrant c : a.containers()) {
+              for (GpuGrant g : c.gpus()) {
+                Gpu gpu = gpus.get(g.uuid());
+                rows.add(
+                    new AllocationRow(
+                        a.node(),
+                        gpu == null ? -1 : gpu.index(),
+                        g.uuid(),
+                        gpu == null ? "" : gpu.model(),
+                        a.podKey(),
+                        a.podUid(),
+                        c.container(),
+                        g.computeMilli(),
+                        g.memoryMib(),
+                        a.state().name()));
+              }
+            }
+          }
+          rows.sort(
+              Comparator.comparing(AllocationRow::node)
+                  .thenComparingInt(AllocationRow::gpuIndex)
+                  .thenComparing(AllocationRow::pod));
+          return rows;
+        });
+  }
+
+  /** Why each node (and GPU) fits the pod or not. */
+  @GetMapping("/pods/{namespace}/{name}/explain")
+  public PodExplanation explain(@PathVariable String namespace, @PathVariable String name) {
+    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+    if (pod == null) {
+      throw notFound("no pod " + namespace + "/" + name);
+    }
+    String key = namespace + "/" + name;
+    ParsedRequest parsed = PodGpuRequestParser.parse(pod);
+    if (parsed instanceof ParsedRequest.Invalid invalid) {
+      return new PodExplanation(key, invalid.errors(), null, List.of());
+    }
+    if (!(parsed instanceof ParsedRequest.Valid valid)) {
+      return new PodExplanation(
+          key, List.of("the pod requests no sharegpu.io resources"), null, List.of());
+    }
+    String uid = pod.getMetadata().getUid();
+    PodDemand demand = DemandMapper.toDemand(key, uid, valid.request());
+    return view.withLedger(
+        l -> {
+          String held = l.allocation(uid).map(Allocation::node).orElse(null);
+          List<NodeExplanation> out = new ArrayList<>();
+          List<String> names = l.nodes().stream().map(GpuNode::name).sorted().toList();
+          var result = view.withPlacement(p -> p.filter(demand, names));
+          for (String n : names) {
+            Rejection r = result.rejected().get(n);
+            if (r == null) {
+              out.add(new NodeExplanation(n, true, "fits", List.of()));
+            } else {
+              out.add(new NodeExplanation(n, false, r.reason(), r.gpuReasons()));
+            }
+          }
+          return new PodExplanation(key, List.of(), held, out);
+        });
+  }
+
+  private static NodeView nodeView(Ledger l, GpuNode n) {
+    return new NodeView(
+        n.name(), l.usage(n.name()).stream().map(DebugController::gpuView).toList());
+  }
+
+  private static GpuView gpuView(GpuUsage u) {
+    Gpu g = u.gpu();
+    return new GpuView(
+        g.index(),
+        g.uuid(),
+        g.model(),
+        g.memoryMib(),
+        g.computeMilli(),
+        g.healthy(),
+        g.parentUuid(),
+        g.migProfile(),
+        u.usedMilli(),
+        u.usedMemoryMib(),
+        u.exclusive(),
+        u.podKeys());
+  }
+
+  private static ResponseStatusException notFound(String message) {
+    return new ResponseStatusException(HttpStatus.NOT_FOUND, message);
+  }
+}

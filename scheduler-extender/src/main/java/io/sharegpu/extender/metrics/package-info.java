@@ -1,0 +1,5 @@
+/** ShareGPU scheduler extender: metrics. */
+@NullMarked
+package io.sharegpu.extender.metrics;
+
+import org.jspecify.annotations.NullMarked;

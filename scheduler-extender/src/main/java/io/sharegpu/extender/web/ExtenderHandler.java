@@ -1,0 +1,233 @@
+package io.sharegpu.extender.web;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.NodeListBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.sharegpu.api.request.ParsedRequest;
+import io.sharegpu.api.request.PodGpuRequestParser;
+import io.sharegpu.core.placement.FilterResult;
+import io.sharegpu.core.placement.Rejection;
+import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.extender.bind.BindOutcome;
+import io.sharegpu.extender.bind.BindRouter;
+import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.DemandMapper;
+import io.sharegpu.extender.events.PodEvents;
+import io.sharegpu.extender.metrics.ExtenderMetrics;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * kube-scheduler's extender protocol over the cluster view: filter, prioritize and bind. Whole
+ * request failures are answered with {@code Error} (filter, bind); per-node reasons go to {@code
+ * FailedNodes} (capacity: preemption could help) or {@code FailedAndUnresolvableNodes} (the node
+ * has no GPUNode); scores are 0..10.
+ */
+public final class ExtenderHandler {
+
+  private final ClusterView view;
+  private final BindRouter binder;
+  private final PodEvents events;
+  private final ExtenderMetrics metrics;
+
+  /** Creates the handler. */
+  public ExtenderHandler(
+      ClusterView view, BindRouter binder, PodEvents events, ExtenderMetrics metrics) {
+    this.view = view;
+    this.binder = binder;
+    this.events = events;
+    this.metrics = metrics;
+  }
+
+  /** Answers a filter call. */
+  public ExtenderFilterResult filter(ExtenderArgs args) {
+    List<String> names = args.candidateNames();
+    Pod pod = args.pod();
+    if (pod == null || pod.getMetadata() == null) {
+      metrics.rejection("filter", "malformed");
+      return ExtenderFilterResult.error("request has no Pod");
+    }
+    if (!view.isReady()) {
+      metrics.rejection("filter", "not-ready");
+      return ExtenderFilterResult.error("the extender is still rebuilding its GPU ledger");
+    }
+    Demand d = demand(pod);
+    if (d.error != null) {
+      metrics.rejection("filter", "invalid-request");
+      events.warning(ns(pod), name(pod), uid(pod), PodEvents.INVALID_REQUEST, d.error);
+      return ExtenderFilterResult.error(d.error);
+    }
+    if (d.demand == null) {
+      metrics.decision("filter", "no-gpu");
+      return pass(args, names, Map.of(), Map.of());
+    }
+    PodDemand demand = d.demand;
+    view.dropOwnReservation(demand.podUid());
+    FilterResult result = view.withPlacement(p -> p.filter(demand, names));
+    Set<String> known = view.withLedger(l -> l.nodeNames());
+    Map<String, String> failed = new LinkedHashMap<>();
+    Map<String, String> unresolvable = new LinkedHashMap<>();
+    for (Map.Entry<String, Rejection> e : result.rejected().entrySet()) {
+      String reason = e.getValue().reason();
+      if (known.contains(e.getKey())) {
+        failed.put(e.getKey(), reason);
+      } else {
+        unresolvable.put(e.getKey(), reason);
+      }
+    }
+    if (result.feasible().isEmpty()) {
+      metrics.decision("filter", "unschedulable");
+      metrics.rejection("filter", "no-gpu-fits");
+      events.warning(
+          ns(pod),
+          name(pod),
+          uid(pod),
+          PodEvents.GPU_UNSCHEDULABLE,
+          summary(names, failed, unresolvable));
+    } else {
+      metrics.decision("filter", "feasible");
+      if (result.feasible().size() == 1) {
+        // prioritize is skipped with one node left: this is the node the scheduler will bind to.
+        view.reserve(demand, result.feasible().get(0));
+      }
+    }
+    return pass(args, result.feasible(), failed, unresolvable);
+  }
+
+  /** Answers a prioritize call: every candidate with a score 0..10. */
+  public List<HostPriority> prioritize(ExtenderArgs args) {
+    List<String> names = args.candidateNames();
+    Pod pod = args.pod();
+    List<HostPriority> out = new ArrayList<>();
+    Map<String, Integer> scores = Map.of();
+    if (pod != null && pod.getMetadata() != null && view.isReady()) {
+      Demand d = demand(pod);
+      if (d.demand != null) {
+        PodDemand demand = d.demand;
+        view.dropOwnReservation(demand.podUid());
+        scores = view.withPlacement(p -> p.prioritize(demand, names));
+        Optional<String> best =
+            scores.entrySet().stream()
+                .filter(e -> e.getValue() > 0)
+                .max(Map.Entry.comparingByValue())
+                .map(Map.Entry::getKey);
+        best.ifPresent(node -> view.reserve(demand, node));
+      }
+    }
+    for (String n : names) {
+      int s = scores.getOrDefault(n, 0);
+      out.add(new HostPriority(n, Math.max(0, Math.min(HostPriority.MAX_EXTENDER_PRIORITY, s))));
+    }
+    metrics.decision("prioritize", "scored");
+    return out;
+  }
+
+  /** Answers a bind call. */
+  public ExtenderBindingResult bind(ExtenderBindingArgs args) {
+    if (isBlank(args.podName()) || isBlank(args.podNamespace()) || isBlank(args.node())) {
+      metrics.rejection("bind", "malformed");
+      return new ExtenderBindingResult("bind request needs PodName, PodNamespace and Node");
+    }
+    BindOutcome outcome =
+        binder.bind(
+            args.podNamespace(),
+            args.podName(),
+            args.podUid() == null ? "" : args.podUid(),
+            args.node());
+    metrics.decision("bind", outcome.ok() ? "bound" : "failed");
+    return outcome.ok() ? ExtenderBindingResult.OK : new ExtenderBindingResult(outcome.message());
+  }
+
+  private ExtenderFilterResult pass(
+      ExtenderArgs args,
+      List<String> feasible,
+      Map<String, String> failed,
+      Map<String, String> unresolvable) {
+    if (args.sentNodeObjects()) {
+      NodeList in = args.nodes();
+      Set<String> keep = Set.copyOf(feasible);
+      List<Node> items = new ArrayList<>();
+      if (in != null && in.getItems() != null) {
+        for (Node n : in.getItems()) {
+          if (keep.contains(n.getMetadata().getName())) {
+            items.add(n);
+          }
+        }
+      }
+      return new ExtenderFilterResult(
+          new NodeListBuilder().withItems(items).build(), null, failed, unresolvable, "");
+    }
+    return new ExtenderFilterResult(null, List.copyOf(feasible), failed, unresolvable, "");
+  }
+
+  private Demand demand(Pod pod) {
+    String uid = uid(pod);
+    ParsedRequest parsed = PodGpuRequestParser.parse(pod);
+    if (parsed instanceof ParsedRequest.Invalid invalid) {
+      return new Demand(null, "invalid GPU request: " + String.join("; ", invalid.errors()));
+    }
+    if (!(parsed instanceof ParsedRequest.Valid valid)) {
+      return new Demand(null, null);
+    }
+    if (uid.isEmpty()) {
+      return new Demand(null, "pod has no metadata.uid");
+    }
+    long largest = view.largestGpuMemoryMib();
+    if (largest > 0) {
+      Optional<String> tooBig = PodGpuRequestParser.checkMemoryFits(valid.request(), largest);
+      if (tooBig.isPresent()) {
+        return new Demand(null, "invalid GPU request: " + tooBig.get());
+      }
+    }
+    try {
+      return new Demand(
+          DemandMapper.toDemand(ns(pod) + "/" + name(pod), uid, valid.request()), null);
+    } catch (IllegalArgumentException e) {
+      return new Demand(null, "invalid GPU request: " + e.getMessage());
+    }
+  }
+
+  private static String summary(
+      List<String> names, Map<String, String> failed, Map<String, String> unresolvable) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("no node has GPUs that fit (").append(names.size()).append(" checked)");
+    int shown = 0;
+    for (Map.Entry<String, String> e : failed.entrySet()) {
+      if (shown++ == 3) {
+        break;
+      }
+      sb.append("; ").append(e.getKey()).append(": ").append(e.getValue());
+    }
+    if (!unresolvable.isEmpty()) {
+      sb.append("; ").append(unresolvable.size()).append(" node(s) without a GPUNode");
+    }
+    return sb.toString();
+  }
+
+  private static boolean isBlank(@Nullable String s) {
+    return s == null || s.isBlank();
+  }
+
+  private static String ns(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    return ns == null ? "" : ns;
+  }
+
+  private static String name(Pod pod) {
+    String n = pod.getMetadata().getName();
+    return n == null ? "" : n;
+  }
+
+  private static String uid(Pod pod) {
+    String u = pod.getMetadata().getUid();
+    return u == null ? "" : u;
+  }
+
+  private record Demand(@Nullable PodDemand demand, @Nullable String error) {}
+}

@@ -1,0 +1,174 @@
+package io.sharegpu.extender.bind;
+
+import static io.sharegpu.extender.Fixtures.addNode;
+import static io.sharegpu.extender.Fixtures.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.extender.Fixtures;
+import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.events.PodEvents;
+import io.sharegpu.extender.metrics.ExtenderMetrics;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * API-server faults during bind (scripted mock server): a 409 on the annotation patch, a 500 and a
+ * timeout creating the Binding. No reservation may leak and no GPU may be given twice.
+ */
+class PodBinderFaultTest {
+
+  private KubernetesMockServer server;
+
+  private static final String POD_PATH = "/api/v1/namespaces/ns/pods/a";
+  private static final String BINDING_PATH = "/api/v1/namespaces/ns/bindings";
+
+  private ClusterView view;
+  private KubernetesClient fastClient;
+
+  @BeforeEach
+  void setUp() {
+    server = new KubernetesMockServer(false);
+    server.init();
+    view =
+        new ClusterView(
+            null,
+            io.sharegpu.core.placement.PlacementPolicies.byName("binpack", 1),
+            Duration.ofMillis(800));
+    view.markReady();
+    addNode(view, "t4", "Tesla T4", 1, 15360);
+    fastClient =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(server.createClient().getConfiguration())
+                    .withRequestTimeout(700)
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    fastClient.close();
+    view.close();
+    server.destroy();
+  }
+
+  private static Pod pending() {
+    return new PodBuilder(pod("ns", "a", "uid-a", 1000, 0))
+        .editMetadata()
+        .withResourceVersion("7")
+        .endMetadata()
+        .build();
+  }
+
+  private PodBinder binder() {
+    return new PodBinder(fastClient, view, new PodEvents(null), ExtenderMetrics.inMemory());
+  }
+
+  private Collection<Allocation> allocations() {
+    return view.withLedger(l -> List.copyOf(l.allocations()));
+  }
+
+  @Test
+  void conflictOnThePatchReleasesAndAnswersError() {
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).always();
+    server
+        .expect()
+        .patch()
+        .withPath(POD_PATH)
+        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict").build())
+        .always();
+    BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
+    assertThat(out.ok()).isFalse();
+    assertThat(out.message()).contains("conflict");
+    assertThat(allocations()).isEmpty();
+    // the GPU is free again for another pod
+    Fixtures.assertInvariant(view);
+  }
+
+  @Test
+  void serverErrorCreatingTheBindingOnAnUnboundPodReleases() {
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).always();
+    server.expect().patch().withPath(POD_PATH).andReturn(200, pending()).always();
+    server
+        .expect()
+        .post()
+        .withPath(BINDING_PATH)
+        .andReturn(500, new StatusBuilder().withCode(500).withMessage("etcd down").build())
+        .always();
+    BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
+    assertThat(out.ok()).isFalse();
+    assertThat(out.message()).contains("Binding");
+    assertThat(allocations()).isEmpty();
+  }
+
+  @Test
+  void serverErrorWhenThePodGotBoundAnywayIsSuccess() {
+    Pod bound = new PodBuilder(pending()).editSpec().withNodeName("t4").endSpec().build();
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).times(2);
+    server.expect().get().withPath(POD_PATH).andReturn(200, bound).always();
+    server.expect().patch().withPath(POD_PATH).andReturn(200, pending()).always();
+    server
+        .expect()
+        .post()
+        .withPath(BINDING_PATH)
+        .andReturn(500, new StatusBuilder().withCode(500).build())
+        .always();
+    BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
+    assertThat(out.ok()).as(out.message()).isTrue();
+    assertThat(allocations()).hasSize(1);
+  }
+
+  @Test
+  void timeoutCreatingTheBindingNeverDoubleBooksAndDoesNotLeak() {
+    // read by the binder, then by the patch
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).times(2);
+    server.expect().patch().withPath(POD_PATH).andReturn(200, pending()).always();
+    server
+        .expect()
+        .post()
+        .delay(3, TimeUnit.SECONDS)
+        .withPath(BINDING_PATH)
+        .andReturn(201, new StatusBuilder().build())
+        .always();
+    // after the timeout the pod cannot be read either: the outcome is unknown
+    server
+        .expect()
+        .get()
+        .delay(3, TimeUnit.SECONDS)
+        .withPath(POD_PATH)
+        .andReturn(200, pending())
+        .always();
+    BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
+    assertThat(out.ok()).isFalse();
+    assertThat(out.reason()).as(out.message()).isEqualTo("binding-unknown");
+    // the GPU stays held while the outcome is unknown: a second pod cannot take it
+    assertThat(allocations()).hasSize(1);
+    var other =
+        io.sharegpu.extender.cluster.DemandMapper.toDemand(
+            "ns/b",
+            "uid-b",
+            io.sharegpu.api.request.PodGpuRequest.of(
+                io.sharegpu.api.request.ContainerGpuRequest.wholeGpus("main", 1, 0)));
+    assertThat(view.reserve(other, "t4")).isEmpty();
+    Fixtures.assertInvariant(view);
+    // ... and is released when the reservation TTL passes without the pod showing up bound
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(allocations()).isEmpty());
+  }
+}

@@ -1,0 +1,435 @@
+package io.sharegpu.extender.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.sharegpu.api.ShareGpuAnnotations;
+import io.sharegpu.api.ShareGpuResources;
+import io.sharegpu.api.assignment.AssignmentAnnotations;
+import io.sharegpu.api.assignment.ContainerAssignment;
+import io.sharegpu.api.assignment.PodAssignment;
+import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.api.gpunode.GPUNodeSpec;
+import io.sharegpu.api.gpunode.GPUNodeStatus;
+import io.sharegpu.api.gpunode.GpuStatus;
+import io.sharegpu.api.request.ContainerGpuRequest;
+import io.sharegpu.api.request.ParsedRequest;
+import io.sharegpu.api.request.PodGpuRequestParser;
+import io.sharegpu.testcluster.JavaApp;
+import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The extender as a jar behind the real kube-scheduler and kube-apiserver: heterogeneous GPU nodes
+ * as API objects, shares, whole GPUs, models, pinned UUIDs, several GPU containers, MIG, an
+ * unschedulable pod that is scheduled once capacity frees, and a crash of the extender in the
+ * middle of a burst. The invariant (no GPU over-committed) is checked from the pods' annotations
+ * after every step.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ExtenderE2E {
+
+  private static final String NS = "extender-e2e";
+  private static TestCluster cluster;
+  private static KubernetesClient client;
+  private static JavaApp extender;
+  private static int port;
+  private static final Map<String, GpuStatus> GPUS = new HashMap<>();
+  private static final Map<String, String> GPU_NODE = new HashMap<>();
+
+  @BeforeAll
+  static void startAll() {
+    cluster = TestCluster.shared();
+    client = cluster.client();
+    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .serverSideApply();
+    gpuNode("e2e-h100", "NVIDIA H100 80GB HBM3", 8, 81559, false);
+    gpuNode("e2e-a100", "NVIDIA A100-SXM4-40GB", 4, 40960, false);
+    gpuNode("e2e-t4", "Tesla T4", 2, 15360, false);
+    gpuNode("e2e-mig", "NVIDIA A100-SXM4-80GB MIG 3g.40gb", 2, 40192, true);
+    port = Ports.free();
+    extender = startExtender();
+    cluster.startScheduler("http://127.0.0.1:" + port);
+  }
+
+  @AfterAll
+  static void stopAll() {
+    if (cluster != null) {
+      cluster.stopScheduler();
+    }
+    if (extender != null) {
+      extender.stop();
+    }
+    if (client != null) {
+      client.namespaces().withName(NS).delete();
+      for (String n : List.of("e2e-h100", "e2e-a100", "e2e-t4", "e2e-mig")) {
+        client.nodes().withName(n).delete();
+        client.resources(GPUNode.class).withName(n).delete();
+      }
+    }
+  }
+
+  private static JavaApp startExtender() {
+    Path jar =
+        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
+    return JavaApp.jar(jar)
+        .name("extender")
+        .args("--server.port=" + port, "--sharegpu.extender.policy=binpack")
+        .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
+        .env("KUBECONFIG", cluster.kubeconfig().toString())
+        .start()
+        .waitForHttp(
+            "http://127.0.0.1:" + port + "/actuator/health/readiness", Duration.ofSeconds(120));
+  }
+
+  // ---------------------------------------------------------------------------------- the steps
+
+  @Test
+  @Order(1)
+  void sharesWholeGpusModelsPinsMigAndTwoContainersAreBoundToRealUuids() {
+    String pinned = "GPU-e2e-a100-3";
+    // the T4 node is kept free for the next step
+    Map<String, String> notT4 = Map.of(ShareGpuAnnotations.GPU_MODELS, "H100,A100-SXM4-40GB");
+    createPod("share", notT4, container("main", 250, 10240));
+    createPod("whole", Map.of(ShareGpuAnnotations.GPU_MODELS, "H100"), container("main", 2000, 0));
+    createPod(
+        "model",
+        Map.of(ShareGpuAnnotations.GPU_MODELS, "A100-SXM4-40GB"),
+        container("main", 500, 0));
+    createPod("pinned", Map.of(ShareGpuAnnotations.GPU_UUIDS, pinned), container("main", 100, 0));
+    createPod("mig", Map.of(ShareGpuAnnotations.GPU_MODELS, "MIG"), container("main", 200, 8192));
+    createPod("two", notT4, container("a", 300, 0), container("b", 1000, 0));
+    for (String name : List.of("share", "whole", "model", "pinned", "mig", "two")) {
+      awaitBound(name);
+    }
+    assertThat(assignment("whole").get().nodeName()).isEqualTo("e2e-h100");
+    assertThat(assignment("whole").get().gpuUuids()).hasSize(2);
+    assertThat(assignment("model").get().nodeName()).isEqualTo("e2e-a100");
+    assertThat(assignment("pinned").get().gpuUuids()).containsExactly(pinned);
+    assertThat(assignment("mig").get().nodeName()).isEqualTo("e2e-mig");
+    PodAssignment two = assignment("two").get();
+    assertThat(two.containers())
+        .extracting(ContainerAssignment::container)
+        .containsExactlyInAnyOrder("a", "b");
+    for (String name : List.of("share", "whole", "model", "pinned", "mig", "two")) {
+      PodAssignment a = assignment(name).get();
+      assertThat(a.nodeName()).isEqualTo(pod(name).getSpec().getNodeName());
+      for (String uuid : a.gpuUuids()) {
+        assertThat(GPU_NODE.get(uuid)).as(name + " on " + uuid).isEqualTo(a.nodeName());
+      }
+    }
+    assertInvariant();
+  }
+
+  @Test
+  @Order(2)
+  void aPodThatFitsNowhereWaitsWithOurReasonAndIsScheduledAfterADelete() {
+    createPod("t4-a", Map.of(ShareGpuAnnotations.GPU_MODELS, "T4"), container("main", 600, 0));
+    createPod("t4-b", Map.of(ShareGpuAnnotations.GPU_MODELS, "T4"), container("main", 600, 0));
+    awaitBound("t4-a");
+    awaitBound("t4-b");
+    assertInvariant();
+    // node-level sums still allow 600m more on the T4 node, but no single T4 has 600m free
+    createPod("t4-c", Map.of(ShareGpuAnnotations.GPU_MODELS, "T4"), container("main", 600, 0));
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              Optional<Event> e =
+                  client.v1().events().inNamespace(NS).list().getItems().stream()
+                      .filter(ev -> "t4-c".equals(ev.getInvolvedObject().getName()))
+                      .filter(ev -> "FailedScheduling".equals(ev.getReason()))
+                      .findFirst();
+              assertThat(e).isPresent();
+              assertThat(e.get().getMessage()).contains("600m");
+            });
+    assertThat(pod("t4-c").getSpec().getNodeName()).isNull();
+    assertInvariant();
+    client.pods().inNamespace(NS).withName("t4-a").withGracePeriod(0).delete();
+    awaitBound("t4-c");
+    assertThat(assignment("t4-c").get().nodeName()).isEqualTo("e2e-t4");
+    assertInvariant();
+  }
+
+  @Test
+  @Order(3)
+  void killingTheExtenderMidBurstLosesNothing() throws Exception {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      String name = "burst-" + i;
+      names.add(name);
+      createPod(
+          name,
+          Map.of(ShareGpuAnnotations.GPU_MODELS, "H100,A100-SXM4-40GB"),
+          container("main", 150, 4096));
+      if (i == 15) {
+        extender.kill();
+      }
+    }
+    extender = startExtender();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(180))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              for (String n : names) {
+                assertThat(pod(n).getSpec().getNodeName()).as(n).isNotNull();
+              }
+            });
+    for (String n : names) {
+      assertThat(assignment(n)).as(n + " has its assignment").isPresent();
+    }
+    assertInvariant();
+    // the restarted extender rebuilt its ledger from the annotations: it knows every bound pod
+    String body =
+        new String(
+            java.net.http.HttpClient.newHttpClient()
+                .send(
+                    java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + port + "/debug/allocations"))
+                        .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofByteArray())
+                .body(),
+            java.nio.charset.StandardCharsets.UTF_8);
+    for (String n : names) {
+      assertThat(body).contains(NS + "/" + n + "\"");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------- helpers
+
+  private static Container container(String name, int milli, long memoryMib) {
+    Map<String, Quantity> limits = new LinkedHashMap<>();
+    limits.put(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
+    if (memoryMib > 0) {
+      limits.put(ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(memoryMib)));
+    }
+    return new ContainerBuilder()
+        .withName(name)
+        .withImage("registry.k8s.io/pause:3.10")
+        .withNewResources()
+        .withLimits(limits)
+        .withRequests(limits)
+        .endResources()
+        .build();
+  }
+
+  private static void createPod(String name, Map<String, String> annotations, Container... cs) {
+    client
+        .pods()
+        .inNamespace(NS)
+        .resource(
+            new PodBuilder()
+                .withMetadata(
+                    new ObjectMetaBuilder()
+                        .withName(name)
+                        .withNamespace(NS)
+                        .withAnnotations(annotations)
+                        .build())
+                .withNewSpec()
+                .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
+                .withContainers(cs)
+                .withTerminationGracePeriodSeconds(0L)
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private static Pod pod(String name) {
+    return client.pods().inNamespace(NS).withName(name).get();
+  }
+
+  private static void awaitBound(String name) {
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              Pod p = pod(name);
+              assertThat(p.getSpec().getNodeName()).as(name + " bound").isNotNull();
+              assertThat(p.getMetadata().getAnnotations())
+                  .containsKey(ShareGpuAnnotations.ASSIGNED_GPUS);
+            });
+  }
+
+  private static Optional<PodAssignment> assignment(String name) {
+    Pod p = pod(name);
+    ParsedRequest parsed = PodGpuRequestParser.parse(p);
+    if (!(parsed instanceof ParsedRequest.Valid v)) {
+      return Optional.empty();
+    }
+    return AssignmentAnnotations.decode(
+        p.getSpec().getNodeName() == null ? "" : p.getSpec().getNodeName(),
+        p.getMetadata().getAnnotations(),
+        v.request().containerNames());
+  }
+
+  /** No GPU holds more compute or memory than it has; whole GPUs are exclusive. */
+  private static void assertInvariant() {
+    Map<String, Integer> compute = new HashMap<>();
+    Map<String, Long> memory = new HashMap<>();
+    Map<String, Integer> holders = new HashMap<>();
+    Map<String, Boolean> exclusive = new HashMap<>();
+    for (Pod p : client.pods().inNamespace(NS).list().getItems()) {
+      if (p.getSpec().getNodeName() == null) {
+        continue;
+      }
+      ParsedRequest parsed = PodGpuRequestParser.parse(p);
+      assertThat(parsed).isInstanceOf(ParsedRequest.Valid.class);
+      var request = ((ParsedRequest.Valid) parsed).request();
+      PodAssignment a =
+          AssignmentAnnotations.decode(
+                  p.getSpec().getNodeName(),
+                  p.getMetadata().getAnnotations(),
+                  request.containerNames())
+              .orElseThrow(
+                  () ->
+                      new AssertionError(p.getMetadata().getName() + " bound without assignment"));
+      for (ContainerGpuRequest c : request.containers()) {
+        ContainerAssignment ca =
+            a.containers().stream()
+                .filter(x -> x.container().equals(c.container()))
+                .findFirst()
+                .orElseThrow();
+        for (String uuid : ca.gpuUuids()) {
+          assertThat(GPU_NODE.get(uuid)).isEqualTo(p.getSpec().getNodeName());
+          int milli = c.wholeGpus() ? 1000 : c.computeMilli();
+          long mem = c.wholeGpus() ? GPUS.get(uuid).getMemoryMiB() : ca.memoryMibPerGpu();
+          compute.merge(uuid, milli, Integer::sum);
+          memory.merge(uuid, mem, Long::sum);
+          holders.merge(uuid, 1, Integer::sum);
+          if (c.wholeGpus()) {
+            exclusive.put(uuid, true);
+          }
+        }
+      }
+    }
+    for (String uuid : compute.keySet()) {
+      GpuStatus g = GPUS.get(uuid);
+      assertThat(compute.get(uuid))
+          .as("compute on " + uuid)
+          .isLessThanOrEqualTo(g.getComputeMilli());
+      assertThat(memory.get(uuid)).as("memory on " + uuid).isLessThanOrEqualTo(g.getMemoryMiB());
+      if (exclusive.getOrDefault(uuid, false)) {
+        assertThat(holders.get(uuid)).as("exclusive " + uuid).isEqualTo(1);
+      }
+    }
+  }
+
+  private static void gpuNode(String name, String model, int count, long memMib, boolean mig) {
+    List<GpuStatus> gpus = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      GpuStatus s = new GpuStatus("GPU-" + name + "-" + i, i, model, memMib);
+      s.setComputeMilli(mig ? 428 : 1000);
+      s.setHealthy(true);
+      if (mig) {
+        s.setParentUuid("GPU-" + name + "-parent");
+        s.setMigProfile("3g.40gb");
+      }
+      gpus.add(s);
+      GPUS.put(s.getUuid(), s);
+      GPU_NODE.put(s.getUuid(), name);
+    }
+    long milli = mig ? 1000 : count * 1000L;
+    long memory = count * memMib;
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels("kubernetes.io/hostname", name)
+                .endMetadata()
+                .build())
+        .create();
+    String now = Instant.now().toString();
+    Map<String, Quantity> capacity =
+        Map.of(
+            "cpu",
+            new Quantity("64"),
+            "memory",
+            new Quantity("512Gi"),
+            "pods",
+            new Quantity("110"),
+            ShareGpuResources.GPU_MILLI,
+            new Quantity(Long.toString(milli)),
+            ShareGpuResources.GPU_MEMORY,
+            new Quantity(Long.toString(memory)));
+    client
+        .nodes()
+        .withName(name)
+        .editStatus(
+            n ->
+                new NodeBuilder(n)
+                    .editOrNewStatus()
+                    .withCapacity(capacity)
+                    .withAllocatable(capacity)
+                    .withConditions(
+                        new NodeConditionBuilder()
+                            .withType("Ready")
+                            .withStatus("True")
+                            .withReason("KubeletReady")
+                            .withMessage("simulated")
+                            .withLastHeartbeatTime(now)
+                            .withLastTransitionTime(now)
+                            .build())
+                    .endStatus()
+                    .build());
+    Node node = client.nodes().withName(name).get();
+    List<Taint> taints = node.getSpec().getTaints();
+    if (taints != null && !taints.isEmpty()) {
+      client
+          .nodes()
+          .withName(name)
+          .edit(
+              n -> {
+                n.getSpec().getTaints().removeIf(t -> t.getKey().startsWith("node.kubernetes.io/"));
+                return n;
+              });
+    }
+    GPUNode g = new GPUNode();
+    g.setMetadata(new ObjectMetaBuilder().withName(name).build());
+    g.setSpec(new GPUNodeSpec(name));
+    GPUNode created = client.resources(GPUNode.class).resource(g).create();
+    GPUNodeStatus status = new GPUNodeStatus();
+    status.setGpus(gpus);
+    status.setEnforcement(GPUNodeStatus.ENFORCEMENT_MPS);
+    status.setDriverVersion("550.54.15");
+    status.setHeartbeatTime(now);
+    created.setStatus(status);
+    client.resources(GPUNode.class).resource(created).updateStatus();
+  }
+}
