@@ -58,9 +58,6 @@ class SharePodRealExtenderE2E {
   @BeforeAll
   static void start() {
     Assumptions.assumeTrue(
-        Boolean.getBoolean("sharegpu.e2e.extender"),
-        "runs with -Dsharegpu.e2e.extender=true (and the extender jar built)");
-    Assumptions.assumeTrue(
         Files.isRegularFile(EXTENDER_JAR),
         "needs " + EXTENDER_JAR + ": build with -pl scheduler-extender,sharepod-controller");
     cluster = TestCluster.shared();
