@@ -38,8 +38,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * SharePods through the real path: the controller jar, kube-scheduler with the sharegpu-scheduler
  * profile and the real ShareGPU extender jar, on one simulated node with two H100s. Needs the
- * extender jar and the flag: {@code ./mvnw -pl scheduler-extender,sharepod-controller -am verify
- * -De2e -Dsharegpu.e2e.extender=true}.
+ * extender jar and is skipped without it: {@code ./mvnw -pl scheduler-extender,sharepod-controller
+ * -am verify -De2e}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SharePodRealExtenderE2E {
