@@ -121,7 +121,9 @@ class ExtenderE2E {
   @Order(1)
   void sharesWholeGpusModelsPinsMigAndTwoContainersAreBoundToRealUuids() {
     String pinned = "GPU-e2e-a100-3";
-    createPod("share", Map.of(), container("main", 250, 10240));
+    // the T4 node is kept free for the next step
+    Map<String, String> notT4 = Map.of(ShareGpuAnnotations.GPU_MODELS, "H100,A100-SXM4-40GB");
+    createPod("share", notT4, container("main", 250, 10240));
     createPod("whole", Map.of(ShareGpuAnnotations.GPU_MODELS, "H100"), container("main", 2000, 0));
     createPod(
         "model",
@@ -129,7 +131,7 @@ class ExtenderE2E {
         container("main", 500, 0));
     createPod("pinned", Map.of(ShareGpuAnnotations.GPU_UUIDS, pinned), container("main", 100, 0));
     createPod("mig", Map.of(ShareGpuAnnotations.GPU_MODELS, "MIG"), container("main", 200, 8192));
-    createPod("two", Map.of(), container("a", 300, 0), container("b", 1000, 0));
+    createPod("two", notT4, container("a", 300, 0), container("b", 1000, 0));
     for (String name : List.of("share", "whole", "model", "pinned", "mig", "two")) {
       awaitBound(name);
     }
@@ -189,7 +191,10 @@ class ExtenderE2E {
     for (int i = 0; i < 40; i++) {
       String name = "burst-" + i;
       names.add(name);
-      createPod(name, Map.of(), container("main", 150, 4096));
+      createPod(
+          name,
+          Map.of(ShareGpuAnnotations.GPU_MODELS, "H100,A100-SXM4-40GB"),
+          container("main", 150, 4096));
       if (i == 15) {
         extender.kill();
       }

@@ -104,6 +104,20 @@ class ExtenderControllerTest {
   }
 
   @Test
+  void modelConstraintSelectsTheMatchingNode() throws Exception {
+    Pod p =
+        new io.fabric8.kubernetes.api.model.PodBuilder(pod("ns", "t4", "uid-t4", 600, 0))
+            .editMetadata()
+            .addToAnnotations("sharegpu.io/gpu-models", "T4")
+            .endMetadata()
+            .build();
+    call("filter", new ExtenderArgs(p, null, List.of("h100", "t4")))
+        .andExpect(jsonPath("$.Error").value(""))
+        .andExpect(jsonPath("$.NodeNames[0]").value("t4"))
+        .andExpect(jsonPath("$.NodeNames.length()").value(1));
+  }
+
+  @Test
   void malformedJsonIs400() throws Exception {
     mvc.perform(post("/filter").contentType(MediaType.APPLICATION_JSON).content("{\"Pod\":"))
         .andExpect(status().isBadRequest())

@@ -14,13 +14,16 @@ import org.jspecify.annotations.Nullable;
  *     SharePodStatuses#REASON_FAILED_CREATE}), null when none
  * @param problemMessage the problem in words, null when none
  * @param gpuModels GPU model by UUID, from the GPUNode of the pod's node (may be empty)
+ * @param note something the status message should add about the pod, e.g. that spec.gpu changed
+ *     after it was created; null when none
  */
 public record Observation(
     List<String> errors,
     @Nullable Pod pod,
     @Nullable String problemReason,
     @Nullable String problemMessage,
-    Map<String, String> gpuModels) {
+    Map<String, String> gpuModels,
+    @Nullable String note) {
 
   public Observation {
     errors = List.copyOf(errors);
@@ -32,21 +35,26 @@ public record Observation(
 
   /** The SharePod has (or had, if now invalid) this pod. */
   public static Observation ofPod(Pod pod, List<String> errors, Map<String, String> gpuModels) {
-    return new Observation(errors, pod, null, null, gpuModels);
+    return new Observation(errors, pod, null, null, gpuModels, null);
   }
 
   /** The SharePod has no pod, and no pod is made because of these errors. */
   public static Observation invalid(List<String> errors) {
-    return new Observation(errors, null, null, null, Map.of());
+    return new Observation(errors, null, null, null, Map.of(), null);
   }
 
   /** The SharePod has no pod because creating it failed (reason, message). */
   public static Observation problem(String reason, String message) {
-    return new Observation(List.of(), null, reason, message, Map.of());
+    return new Observation(List.of(), null, reason, message, Map.of(), null);
   }
 
   /** The SharePod has no pod (yet, or any more). */
   public static Observation noPod() {
-    return new Observation(List.of(), null, null, null, Map.of());
+    return new Observation(List.of(), null, null, null, Map.of(), null);
+  }
+
+  /** Returns this observation with {@code note} for the status message. */
+  public Observation withNote(@Nullable String note) {
+    return new Observation(errors, pod, problemReason, problemMessage, gpuModels, note);
   }
 }

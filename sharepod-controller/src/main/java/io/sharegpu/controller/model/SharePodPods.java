@@ -32,6 +32,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -106,6 +107,57 @@ public final class SharePodPods {
       throw new IllegalStateException("the pod of SharePod " + name + " requests no GPU");
     }
     return new DesiredPod.Valid(pod, request);
+  }
+
+  /**
+   * Returns why {@code actual}, the SharePod's existing pod, asks for other GPU resources than
+   * {@code desired} (the pod the SharePod would get now), or empty. Pod resources are immutable, so
+   * a changed {@code spec.gpu} only applies to the next pod; the status says so. For example a
+   * request raised from 0.25 to 0.5 gives "spec.gpu changed after pod p was created (gpu-milli 250
+   * -> 500); it applies to the next pod".
+   */
+  public static Optional<String> gpuDrift(Pod actual, Pod desired) {
+    List<String> changes = new ArrayList<>();
+    Map<String, Quantity> have = firstLimits(actual);
+    Map<String, Quantity> want = firstLimits(desired);
+    for (String resource : List.of(ShareGpuResources.GPU_MILLI, ShareGpuResources.GPU_MEMORY)) {
+      // compared as numbers: the API server writes 2000 back as "2k"
+      String a = have.containsKey(resource) ? plain(have.get(resource)) : "none";
+      String b = want.containsKey(resource) ? plain(want.get(resource)) : "none";
+      if (!a.equals(b)) {
+        changes.add(resource.substring(ShareGpuResources.PREFIX.length()) + " " + a + " -> " + b);
+      }
+    }
+    for (String key :
+        List.of(ShareGpuAnnotations.GPU_LIMIT_MILLI, ShareGpuAnnotations.GPU_MODELS)) {
+      String a = nonNull(actual.getMetadata().getAnnotations()).getOrDefault(key, "none");
+      String b = nonNull(desired.getMetadata().getAnnotations()).getOrDefault(key, "none");
+      if (!a.equals(b)) {
+        changes.add(key.substring(ShareGpuResources.PREFIX.length()) + " " + a + " -> " + b);
+      }
+    }
+    if (changes.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "spec.gpu changed after pod "
+            + actual.getMetadata().getName()
+            + " was created ("
+            + String.join(", ", changes)
+            + "); it applies to the next pod");
+  }
+
+  private static String plain(Quantity quantity) {
+    BigDecimal value = numeric(quantity);
+    return value == null ? quoted(quantity) : value.stripTrailingZeros().toPlainString();
+  }
+
+  private static Map<String, Quantity> firstLimits(Pod pod) {
+    if (pod.getSpec() == null || nonNull(pod.getSpec().getContainers()).isEmpty()) {
+      return Map.of();
+    }
+    Container first = pod.getSpec().getContainers().get(0);
+    return first.getResources() == null ? Map.of() : nonNull(first.getResources().getLimits());
   }
 
   /**

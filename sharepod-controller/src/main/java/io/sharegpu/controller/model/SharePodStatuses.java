@@ -80,7 +80,7 @@ public final class SharePodStatuses {
                 String.join("; ", observed.errors())));
 
     if (pod != null) {
-      mirrorPod(pod, observed.gpuModels(), next, conditions, stamp);
+      mirrorPod(pod, observed.gpuModels(), observed.note(), next, conditions, stamp);
     } else {
       next.setPhase(SharePodStatus.PHASE_PENDING);
       String reason;
@@ -113,6 +113,7 @@ public final class SharePodStatuses {
   private static void mirrorPod(
       Pod pod,
       Map<String, String> gpuModels,
+      @Nullable String note,
       SharePodStatus next,
       List<Condition> conditions,
       Stamp stamp) {
@@ -225,7 +226,7 @@ public final class SharePodStatuses {
       }
     }
     next.setPhase(phase);
-    next.setMessage(message);
+    next.setMessage(note == null ? message : message + "; " + note);
   }
 
   /** Returns the GPU container of a SharePod's pod: its first container. */

@@ -148,9 +148,13 @@ public final class SharePodReconciler {
       String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
       observed =
           Observation.ofPod(
-              pod,
-              desired.errors(),
-              node == null || node.isEmpty() ? Map.of() : caches.gpuModels(node));
+                  pod,
+                  desired.errors(),
+                  node == null || node.isEmpty() ? Map.of() : caches.gpuModels(node))
+              .withNote(
+                  desired instanceof DesiredPod.Valid valid
+                      ? SharePodPods.gpuDrift(pod, valid.pod()).orElse(null)
+                      : null);
     } else if (desired instanceof DesiredPod.Invalid invalid) {
       observed = Observation.invalid(invalid.errors());
     } else {

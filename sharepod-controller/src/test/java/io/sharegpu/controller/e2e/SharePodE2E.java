@@ -309,6 +309,37 @@ class SharePodE2E {
         .contains("sharegpu_controller_queue_depth");
   }
 
+  @Test
+  @Order(9)
+  void aChangedGpuRequestIsReportedNotAppliedToTheRunningPod() {
+    SharePod sp =
+        client.resources(SharePod.class).inNamespace(NAMESPACE).withName("inference-h100").get();
+    sp.getSpec().getGpu().setRequest(new Quantity("300m"));
+    client.resources(SharePod.class).inNamespace(NAMESPACE).resource(sp).update();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(status("inference-h100").getMessage())
+                    .contains(
+                        "spec.gpu changed after pod inference-h100 was created (gpu-milli 200 ->"
+                            + " 300); it applies to the next pod"));
+    assertThat(status("inference-h100").getObservedGeneration()).isEqualTo(2L);
+    assertThat(
+            client
+                .pods()
+                .inNamespace(NAMESPACE)
+                .withName("inference-h100")
+                .get()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getResources()
+                .getLimits())
+        .containsEntry("sharegpu.io/gpu-milli", new Quantity("200"));
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private static JavaApp startController() {
@@ -362,6 +393,7 @@ class SharePodE2E {
               assertThat(status.getNodeName()).isIn(H100_NODE, A100_NODE);
               assertThat(status.getGpus()).isNotEmpty();
               assertThat(status.getGpus()).allSatisfy(g -> assertThat(g.getModel()).isNotNull());
+              assertThat(status.getMessage()).doesNotContain("spec.gpu changed");
             });
     return status(name);
   }

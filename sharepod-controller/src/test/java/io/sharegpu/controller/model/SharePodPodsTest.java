@@ -133,6 +133,33 @@ class SharePodPodsTest {
   }
 
   @Test
+  void aChangedGpuRequestIsReportedAsDriftNotAppliedToThePod() {
+    Pod created = valid(aSharePod("n", "0.25", g -> g.setMemory(q("8Gi")))).pod();
+    Pod wanted = valid(aSharePod("n", "0.5", g -> g.setMemory(q("8Gi")))).pod();
+
+    assertThat(SharePodPods.gpuDrift(created, wanted))
+        .contains(
+            "spec.gpu changed after pod n was created (gpu-milli 250 -> 500); it applies to the"
+                + " next pod");
+    assertThat(SharePodPods.gpuDrift(created, created)).isEmpty();
+  }
+
+  @Test
+  void quantitiesTheApiServerRewroteAreNoDrift() {
+    Pod wanted = valid(aSharePod("n", "2")).pod();
+    Pod readBack = valid(aSharePod("n", "2")).pod();
+    readBack
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .getLimits()
+        .put(ShareGpuResources.GPU_MILLI, new Quantity("2k"));
+
+    assertThat(SharePodPods.gpuDrift(readBack, wanted)).isEmpty();
+  }
+
+  @Test
   void plainMemoryNumbersAreMibLikeOnThePodResource() {
     DesiredPod.Valid valid = valid(aSharePod("m", "0.5", g -> g.setMemory(q("4096"))));
 

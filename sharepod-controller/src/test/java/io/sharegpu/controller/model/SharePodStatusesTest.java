@@ -120,6 +120,16 @@ class SharePodStatusesTest {
   }
 
   @Test
+  void aNoteIsAddedToTheMessage() {
+    SharePodStatus status =
+        SharePodStatuses.nextStatus(
+            sp, withPod(running(bound(created()), true)).withNote("spec.gpu changed"), T0);
+
+    assertThat(status.getMessage())
+        .isEqualTo("pod notebook runs on node gpu-node-1, GPU " + GPU + "; spec.gpu changed");
+  }
+
+  @Test
   void keepsTheTransitionTimeOfAnUnchangedCondition() {
     sp.setStatus(SharePodStatuses.nextStatus(sp, withPod(bound(created())), T0));
 
