@@ -99,8 +99,15 @@ public class ExtenderConfiguration {
     return new PodBinder(client, view, events, metrics);
   }
 
+  /** Binds on this replica. Bind leader election (bind-lease) is not implemented yet. */
   @Bean
-  BindRouter bindRouter(PodBinder binder) {
+  BindRouter bindRouter(PodBinder binder, ExtenderProperties props) {
+    if (!props.bindLease().name().isEmpty()) {
+      LOG.warn(
+          "sharegpu.extender.bind-lease.name={} is set, but bind leader election is not"
+              + " implemented in this version: every replica binds. Run a single replica.",
+          props.bindLease().name());
+    }
     return binder::bind;
   }
 
