@@ -72,7 +72,8 @@ public final class ClusteringPolicy implements PlacementPolicy, GpuPreference, H
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
-    return scores.node(0);
+    // every node scores the minimum for a pod without GPUs: kube-scheduler picks one at random
+    return scores.next();
   }
 
   @Override
