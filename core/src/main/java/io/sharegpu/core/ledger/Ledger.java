@@ -169,7 +169,7 @@ public final class Ledger {
       }
       Gpu gpu = u.gpu(p);
       String where = "GPU " + gpu.index() + " (" + gpu.uuid() + ") on node " + a.node();
-      if (u.wholeHolders[p] > 0) {
+      if (u.isExclusive(p)) {
         throw new OverCommitException(
             "cannot place pod "
                 + a.podKey()
@@ -187,28 +187,28 @@ public final class Ledger {
                 + ": it is in use by "
                 + String.join(", ", u.holders.get(p)));
       }
-      if (u.usedMilli[p] + addMilli[p] > gpu.computeMilli()) {
+      if (u.usedMilli(p) + addMilli[p] > gpu.computeMilli()) {
         throw new OverCommitException(
             "cannot place pod "
                 + a.podKey()
                 + ": "
                 + where
                 + " would be over its compute: "
-                + u.usedMilli[p]
+                + u.usedMilli(p)
                 + "m held + "
                 + addMilli[p]
                 + "m asked > "
                 + gpu.computeMilli()
                 + "m");
       }
-      if (u.usedMemoryMib[p] + addMem[p] > gpu.memoryMib()) {
+      if (u.usedMemoryMib(p) + addMem[p] > gpu.memoryMib()) {
         throw new OverCommitException(
             "cannot place pod "
                 + a.podKey()
                 + ": "
                 + where
                 + " would be over its memory: "
-                + u.usedMemoryMib[p]
+                + u.usedMemoryMib(p)
                 + " MiB held + "
                 + addMem[p]
                 + " MiB asked > "
@@ -348,13 +348,15 @@ public final class Ledger {
         if (p < 0) {
           continue;
         }
-        u.usedMilli[p] += sign * g.computeMilli();
-        u.usedMemoryMib[p] += sign * g.memoryMib();
+        int base = p * NodeUsage.STRIDE;
+        u.cells[base + NodeUsage.USED_MILLI] += sign * g.computeMilli();
+        u.cells[base + NodeUsage.USED_MEM] += sign * g.memoryMib();
         if (g.isWhole()) {
-          u.wholeHolders[p] += sign;
+          u.cells[base + NodeUsage.WHOLE] += sign;
         }
         if (!touched[p]) {
           touched[p] = true;
+          u.cells[base + NodeUsage.HOLDERS] += sign;
           if (sign > 0) {
             u.holders.get(p).add(a.podKey());
           } else {

@@ -22,9 +22,25 @@ public final class NodeUsage {
   private final String[] modelLower;
   private final boolean[] migParent;
   private final Map<String, Integer> positionByUuid;
-  final int[] usedMilli;
-  final long[] usedMemoryMib;
-  final int[] wholeHolders;
+
+  /**
+   * Per GPU, {@link #STRIDE} longs in one array (one memory block per node for the hot path): held
+   * compute, held memory, compute, memory, whole holders, holder count, flags.
+   */
+  final long[] cells;
+
+  static final int STRIDE = 8;
+  static final int USED_MILLI = 0;
+  static final int USED_MEM = 1;
+  static final int CAP_MILLI = 2;
+  static final int CAP_MEM = 3;
+  static final int WHOLE = 4;
+  static final int HOLDERS = 5;
+  static final int FLAGS = 6;
+  static final long UNHEALTHY = 1;
+  static final long MIG_PARENT = 2;
+  static final long MIG_INSTANCE = 4;
+
   final List<List<String>> holders;
   long usedCpuMilli;
   long usedHostMemoryMib;
@@ -49,9 +65,16 @@ public final class NodeUsage {
         migParent[parent] = true;
       }
     }
-    usedMilli = new int[n];
-    usedMemoryMib = new long[n];
-    wholeHolders = new int[n];
+    cells = new long[n * STRIDE];
+    for (int i = 0; i < n; i++) {
+      Gpu g = gpus[i];
+      cells[i * STRIDE + CAP_MILLI] = g.computeMilli();
+      cells[i * STRIDE + CAP_MEM] = g.memoryMib();
+      cells[i * STRIDE + FLAGS] =
+          (g.healthy() ? 0 : UNHEALTHY)
+              | (migParent[i] ? MIG_PARENT : 0)
+              | (g.isMig() ? MIG_INSTANCE : 0);
+    }
     holders = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       holders.add(new ArrayList<>(2));
@@ -64,9 +87,7 @@ public final class NodeUsage {
     modelLower = o.modelLower;
     migParent = o.migParent;
     positionByUuid = o.positionByUuid;
-    usedMilli = o.usedMilli.clone();
-    usedMemoryMib = o.usedMemoryMib.clone();
-    wholeHolders = o.wholeHolders.clone();
+    cells = o.cells.clone();
     holders = new ArrayList<>(gpus.length);
     for (List<String> h : o.holders) {
       holders.add(new ArrayList<>(h));
@@ -112,37 +133,57 @@ public final class NodeUsage {
 
   /** Returns true when the GPU has MIG instances on this node (only its instances are used). */
   public boolean isMigParent(int i) {
-    return migParent[i];
+    return (cells[i * STRIDE + FLAGS] & MIG_PARENT) != 0;
   }
 
   /** Returns the compute held on GPU {@code i}. */
   public int usedMilli(int i) {
-    return usedMilli[i];
+    return (int) cells[i * STRIDE + USED_MILLI];
   }
 
   /** Returns the memory held on GPU {@code i}. */
   public long usedMemoryMib(int i) {
-    return usedMemoryMib[i];
+    return cells[i * STRIDE + USED_MEM];
+  }
+
+  /** Returns the compute of GPU {@code i} (thousandths of a full GPU). */
+  public int computeMilli(int i) {
+    return (int) cells[i * STRIDE + CAP_MILLI];
+  }
+
+  /** Returns the memory of GPU {@code i}. */
+  public long memoryMib(int i) {
+    return cells[i * STRIDE + CAP_MEM];
+  }
+
+  /** Returns true when GPU {@code i} is healthy. */
+  public boolean isHealthy(int i) {
+    return (cells[i * STRIDE + FLAGS] & UNHEALTHY) == 0;
+  }
+
+  /** Returns true when GPU {@code i} is a MIG instance. */
+  public boolean isMigInstance(int i) {
+    return (cells[i * STRIDE + FLAGS] & MIG_INSTANCE) != 0;
   }
 
   /** Returns the compute not held on GPU {@code i}. */
   public int freeMilli(int i) {
-    return Math.max(0, gpus[i].computeMilli() - usedMilli[i]);
+    return (int) Math.max(0, cells[i * STRIDE + CAP_MILLI] - cells[i * STRIDE + USED_MILLI]);
   }
 
   /** Returns the memory not held on GPU {@code i}. */
   public long freeMemoryMib(int i) {
-    return Math.max(0, gpus[i].memoryMib() - usedMemoryMib[i]);
+    return Math.max(0, cells[i * STRIDE + CAP_MEM] - cells[i * STRIDE + USED_MEM]);
   }
 
   /** Returns true when a pod holds GPU {@code i} whole. */
   public boolean isExclusive(int i) {
-    return wholeHolders[i] > 0;
+    return cells[i * STRIDE + WHOLE] > 0;
   }
 
   /** Returns the number of allocations holding a part of GPU {@code i}. */
   public int holderCount(int i) {
-    return holders.get(i).size();
+    return (int) cells[i * STRIDE + HOLDERS];
   }
 
   /** Returns the pods holding a part of GPU {@code i}, in commit order. */
@@ -179,8 +220,7 @@ public final class NodeUsage {
       GpuUsage[] out = new GpuUsage[gpus.length];
       for (int i = 0; i < gpus.length; i++) {
         out[i] =
-            new GpuUsage(
-                gpus[i], usedMilli[i], usedMemoryMib[i], wholeHolders[i] > 0, holders.get(i));
+            new GpuUsage(gpus[i], usedMilli(i), usedMemoryMib(i), isExclusive(i), holders.get(i));
       }
       cached = List.of(out);
       usageCache = cached;
@@ -190,6 +230,6 @@ public final class NodeUsage {
 
   @Override
   public String toString() {
-    return "NodeUsage[" + node.name() + " used=" + Arrays.toString(usedMilli) + "]";
+    return "NodeUsage[" + node.name() + " cells=" + Arrays.toString(cells) + "]";
   }
 }

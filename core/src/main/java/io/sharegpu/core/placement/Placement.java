@@ -59,6 +59,10 @@ public final class Placement {
   private @Nullable PodDemand cachedPod;
   private long cachedVersion = -1;
   private final Map<String, Outcome> cache = new HashMap<>();
+  private final Map<Long, String> reasons = new HashMap<>();
+  private int[] scratchMilli = new int[8];
+  private long[] scratchMem = new long[8];
+  private int[] scratchTaken = new int[8];
 
   /** Places on {@code ledger} (read, never changed) with {@code policy}. */
   public Placement(Ledger ledger, PlacementPolicy policy) {
@@ -90,7 +94,7 @@ public final class Placement {
       failure.reset();
       Outcome o = outcome(plan, name, u, failure);
       if (o == NO_FIT) {
-        rejected.put(name, new Rejection(name, summary(plan, u, failure), List.of()));
+        rejected.put(name, new Rejection(name, summary(plan, u, failure, reasons), List.of()));
       } else {
         feasible.add(name);
       }
@@ -111,8 +115,12 @@ public final class Placement {
     double min = Double.POSITIVE_INFINITY;
     int k = 0;
     for (String name : nodeNames) {
-      NodeUsage u = ledger.nodeUsage(name);
-      Outcome o = u == null ? NO_FIT : outcome(plan, name, u, null);
+      Outcome o = cache.get(name);
+      if (o == null) {
+        NodeUsage u = ledger.nodeUsage(name);
+        o = u == null ? NO_FIT : evaluate(plan, u, null);
+        cache.put(name, o);
+      }
       names[k] = name;
       double s = o == NO_FIT ? Double.NaN : sanitize(o.score);
       scores[k++] = s;
@@ -126,7 +134,7 @@ public final class Placement {
       int v;
       if (Double.isNaN(s)) {
         v = 0;
-      } else if (s >= max) {
+      } else if (!better(max, s)) {
         v = 10;
       } else {
         double range = max - min;
@@ -170,7 +178,7 @@ public final class Placement {
         continue;
       }
       double s = sanitize(o.score);
-      if (best == null || s > bestScore) {
+      if (best == null || better(s, bestScore)) {
         best = o;
         bestNode = name;
         bestScore = s;
@@ -192,6 +200,7 @@ public final class Placement {
     }
     Plan plan = new Plan(pod);
     Failure failure = new Failure();
+    failure.keepState = true;
     Outcome o = evaluate(plan, u, failure);
     List<String> gpuReasons = new ArrayList<>(u.size());
     if (o != NO_FIT) {
@@ -231,7 +240,7 @@ public final class Placement {
         gpuReasons.add(label(u.gpu(i)) + ": " + status(u, i));
       }
     }
-    return new Rejection(node, summary(plan, u, failure), gpuReasons);
+    return new Rejection(node, summary(plan, u, failure, null), gpuReasons);
   }
 
   // ---------------------------------------------------------------- evaluation
@@ -240,6 +249,7 @@ public final class Placement {
     long v = ledger.version();
     if (v != cachedVersion || (cachedPod != pod && !pod.equals(cachedPod))) {
       cache.clear();
+      reasons.clear();
       cachedPod = pod;
       cachedVersion = v;
     }
@@ -266,14 +276,18 @@ public final class Placement {
     }
     int n = u.size();
     int containers = pod.containers().size();
-    int[] addMilli = new int[n];
-    long[] addMem = new long[n];
-    int[] takenBy = new int[n];
-    Arrays.fill(takenBy, -1);
-    if (f != null) {
-      f.addMilli = addMilli;
-      f.addMem = addMem;
-      f.takenBy = takenBy;
+    if (scratchMilli.length < n) {
+      scratchMilli = new int[n];
+      scratchMem = new long[n];
+      scratchTaken = new int[n];
+    }
+    int[] addMilli = scratchMilli;
+    long[] addMem = scratchMem;
+    int[] takenBy = scratchTaken;
+    for (int i = 0; i < n; i++) {
+      addMilli[i] = 0;
+      addMem[i] = 0;
+      takenBy[i] = -1;
     }
     GpuGrant[][] chosen = new GpuGrant[containers][];
     NodeView view = null;
@@ -287,13 +301,18 @@ public final class Placement {
           if (staticFail(plan, u, i) != 0 || u.isExclusive(i) || takenBy[i] >= 0) {
             continue;
           }
-          Gpu gpu = u.gpu(i);
-          long mem = shareMemory(d, gpu);
           int used = u.usedMilli(i) + addMilli[i];
-          long usedMem = u.usedMemoryMib(i) + addMem[i];
-          if (used + d.computeMilli() > gpu.computeMilli() || usedMem + mem > gpu.memoryMib()) {
+          int cap = u.computeMilli(i);
+          if (used + d.computeMilli() > cap) {
             continue;
           }
+          long capMem = u.memoryMib(i);
+          long mem = shareMemory(d, cap, capMem);
+          long usedMem = u.usedMemoryMib(i) + addMem[i];
+          if (usedMem + mem > capMem) {
+            continue;
+          }
+          Gpu gpu = u.gpu(i);
           double s;
           if (preference != null) {
             s = preference.gpuScore(gpu, used, usedMem, d.computeMilli(), mem);
@@ -305,14 +324,14 @@ public final class Placement {
             s = policy.score(view, pod, grants(pod, chosen));
             chosen[oi] = null;
           }
-          if (best < 0 || s > bestScore) {
+          if (best < 0 || better(s, bestScore)) {
             best = i;
             bestScore = s;
             bestMem = mem;
           }
         }
         if (best < 0) {
-          return fail(f, FAIL_SHARE, oi, 0);
+          return fail(f, FAIL_SHARE, oi, 0, n);
         }
         chosen[oi] = new GpuGrant[] {new GpuGrant(u.gpu(best).uuid(), d.computeMilli(), bestMem)};
         addMilli[best] += d.computeMilli();
@@ -325,15 +344,15 @@ public final class Placement {
           int best = -1;
           double bestScore = Double.NEGATIVE_INFINITY;
           for (int i = 0; i < n; i++) {
-            Gpu gpu = u.gpu(i);
             if (staticFail(plan, u, i) != 0
-                || gpu.isMig()
+                || u.isMigInstance(i)
                 || u.holderCount(i) > 0
                 || addMilli[i] > 0
                 || takenBy[i] >= 0
-                || gpu.memoryMib() < perGpuMem) {
+                || u.memoryMib(i) < perGpuMem) {
               continue;
             }
+            Gpu gpu = u.gpu(i);
             double s;
             if (preference != null) {
               s = preference.gpuScore(gpu, 0, 0, GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
@@ -346,13 +365,13 @@ public final class Placement {
               s = policy.score(view, pod, grants(pod, chosen));
               chosen[oi] = null;
             }
-            if (best < 0 || s > bestScore) {
+            if (best < 0 || better(s, bestScore)) {
               best = i;
               bestScore = s;
             }
           }
           if (best < 0) {
-            return fail(f, FAIL_WHOLE, oi, j);
+            return fail(f, FAIL_WHOLE, oi, j, n);
           }
           Gpu gpu = u.gpu(best);
           picked[j] = new GpuGrant(gpu.uuid(), GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
@@ -377,6 +396,16 @@ public final class Placement {
       f.available = available;
     }
     return NO_FIT;
+  }
+
+  /** Fails, keeping what the pod's earlier containers took when the words will need it. */
+  private Outcome fail(@Nullable Failure f, int kind, int container, int available, int n) {
+    if (f != null && f.keepState) {
+      f.addMilli = Arrays.copyOf(scratchMilli, n);
+      f.addMem = Arrays.copyOf(scratchMem, n);
+      f.takenBy = Arrays.copyOf(scratchTaken, n);
+    }
+    return fail(f, kind, container, available);
   }
 
   /** Grants of the containers chosen so far, in the pod's container order. */
@@ -411,17 +440,20 @@ public final class Placement {
 
   /** The memory a share takes on a GPU: as asked, or its part of the GPU's memory rounded up. */
   static long shareMemory(GpuDemand d, Gpu gpu) {
+    return shareMemory(d, gpu.computeMilli(), gpu.memoryMib());
+  }
+
+  private static long shareMemory(GpuDemand d, int computeMilli, long memoryMib) {
     if (d.memoryMib() > 0) {
       return d.memoryMib();
     }
-    long num = (long) d.computeMilli() * gpu.memoryMib();
-    return (num + gpu.computeMilli() - 1) / gpu.computeMilli();
+    long num = (long) d.computeMilli() * memoryMib;
+    return (num + computeMilli - 1) / computeMilli;
   }
 
   private static int staticFail(Plan plan, NodeUsage u, int i) {
-    Gpu gpu = u.gpu(i);
     int mask = 0;
-    if (!gpu.healthy()) {
+    if (!u.isHealthy(i)) {
       mask |= UNHEALTHY;
     }
     if (u.isMigParent(i)) {
@@ -440,13 +472,28 @@ public final class Placement {
         mask |= MODEL;
       }
     }
-    if (!plan.pod.pinnedUuids().isEmpty() && !plan.pod.pinnedUuids().contains(gpu.uuid())) {
+    if (plan.pinned && !plan.pod.pinnedUuids().contains(u.gpu(i).uuid())) {
       mask |= NOT_PINNED;
     }
-    if (!plan.pod.excludedUuids().isEmpty() && plan.pod.excludedUuids().contains(gpu.uuid())) {
+    if (plan.excluded && plan.pod.excludedUuids().contains(u.gpu(i).uuid())) {
       mask |= EXCLUDED;
     }
     return mask;
+  }
+
+  /**
+   * True when {@code s} beats {@code best} by more than rounding noise: scores that differ only in
+   * the last bits (the same placement summed in another order) are ties, and ties keep the earlier
+   * candidate.
+   */
+  static boolean better(double s, double best) {
+    if (Double.isNaN(s)) {
+      return false;
+    }
+    if (Double.isNaN(best) || best == Double.NEGATIVE_INFINITY) {
+      return s > best || best != best;
+    }
+    return s - best > 1e-12 * Math.max(1, Math.abs(best));
   }
 
   private static double sanitize(double s) {
@@ -460,7 +507,39 @@ public final class Placement {
   }
 
   /** The one-line reason: the same words for every node that fails the same way. */
-  private static String summary(Plan plan, NodeUsage u, Failure f) {
+  private static String summary(
+      Plan plan, NodeUsage u, Failure f, @Nullable Map<Long, String> cache) {
+    if (cache == null || u.size() == 0) {
+      return summaryText(plan, u, f);
+    }
+    int mask = 0;
+    boolean anyAllowed = false;
+    if (f.kind == FAIL_SHARE || f.kind == FAIL_WHOLE) {
+      boolean whole = !plan.pod.containers().get(f.container).isShare();
+      for (int i = 0; i < u.size(); i++) {
+        int m = staticFail(plan, u, i);
+        if (whole && u.gpu(i).isMig()) {
+          m |= MIG_INSTANCE;
+        }
+        mask |= m;
+        anyAllowed |= m == 0;
+      }
+    }
+    long key =
+        ((long) f.kind << 56)
+            | ((long) (f.container & 0xffff) << 40)
+            | ((long) (anyAllowed ? 0 : mask) << 24)
+            | (anyAllowed ? 1L << 23 : 0)
+            | (f.available & 0x7fffff);
+    String text = cache.get(key);
+    if (text == null) {
+      text = summaryText(plan, u, f);
+      cache.put(key, text);
+    }
+    return text;
+  }
+
+  private static String summaryText(Plan plan, NodeUsage u, Failure f) {
     PodDemand pod = plan.pod;
     switch (f.kind) {
       case FAIL_HOST_CPU:
@@ -643,9 +722,13 @@ public final class Placement {
     final PodDemand pod;
     final int[] order;
     final String[] models;
+    final boolean pinned;
+    final boolean excluded;
 
     Plan(PodDemand pod) {
       this.pod = pod;
+      this.pinned = !pod.pinnedUuids().isEmpty();
+      this.excluded = !pod.excludedUuids().isEmpty();
       List<GpuDemand> cs = pod.containers();
       Integer[] idx = new Integer[cs.size()];
       for (int i = 0; i < idx.length; i++) {
@@ -667,6 +750,7 @@ public final class Placement {
 
   /** Where evaluation stopped, for the words. */
   private static final class Failure {
+    boolean keepState;
     int kind;
     int container = -1;
     int available;

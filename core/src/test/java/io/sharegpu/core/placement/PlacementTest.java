@@ -261,4 +261,74 @@ class PlacementTest {
     PlacementPolicies.register("test-first-gpu", seed -> new SpreadPolicy());
     assertThat(PlacementPolicies.names()).contains("test-first-gpu");
   }
+
+  @Test
+  void shareOnAMigNodeGoesToAnInstanceNeverTheParent() {
+    Placement p = new Placement(cluster(), new BinPackPolicy());
+    PodDemand small = PodDemand.share("ns/p", "u", 100, 0);
+    assertThat(p.choose(small, "n3").orElseThrow().uuids())
+        .singleElement()
+        .asString()
+        .startsWith("MIG-");
+    // 200m fits only the 3g instance (428m); its default memory is its part of the instance
+    Allocation a = p.choose(PodDemand.share("ns/p", "u", 200, 0), "n3").orElseThrow();
+    GpuGrant g = a.containers().get(0).gpus().get(0);
+    assertThat(g.uuid()).isEqualTo("MIG-n3-a");
+    assertThat(g.memoryMib()).isEqualTo((200L * 20096 + 427) / 428);
+  }
+
+  @Test
+  void terminatingPodKeepsItsGpuFromNewPods() {
+    Ledger l = new Ledger();
+    l.putNode(h100Node("n1", 1));
+    l.commit(whole("old", "n1", H100_MIB, uuid("n1", 0)));
+    l.setState("old", AllocationState.TERMINATING);
+    Placement p = new Placement(l, new SpreadPolicy());
+    PodDemand pod = PodDemand.share("ns/p", "u", 100, 0);
+    assertThat(p.filter(pod, List.of("n1")).feasible()).isEmpty();
+    assertThat(p.explain(pod, "n1").gpuReasons().get(0)).endsWith("held whole by ns/old");
+    l.release("old");
+    assertThat(p.filter(pod, List.of("n1")).feasible()).containsExactly("n1");
+  }
+
+  @Test
+  void twoSharesOfOnePodMayShareOneGpu() {
+    Ledger l = new Ledger();
+    l.putNode(h100Node("n1", 1));
+    PodDemand pod = pod(GpuDemand.share("a", 600, 1000), GpuDemand.share("b", 400, 1000));
+    Allocation a = new Placement(l, new SpreadPolicy()).choose(pod, "n1").orElseThrow();
+    assertThat(a.containers()).extracting(c -> c.container()).containsExactly("a", "b");
+    assertThat(a.uuids()).containsExactly(uuid("n1", 0));
+    l.commit(a);
+    assertThat(l.usage("n1").get(0).usedMilli()).isEqualTo(1000);
+    assertThat(l.usage("n1").get(0).podKeys()).containsExactly("ns/p");
+  }
+
+  @Test
+  void hostCpuAndMemoryMustFitWhereTheNodeTracksThem() {
+    Ledger l = new Ledger();
+    l.putNode(new GpuNode("n1", h100Node("n1", 1).gpus(), 4000, 16000));
+    l.putNode(h100Node("n2", 1)); // not tracked
+    Placement p = new Placement(l, new BinPackPolicy());
+    PodDemand pod = PodDemand.share("ns/p", "u", 100, 0).withHost(8000, 1000);
+    FilterResult r = p.filter(pod, List.of("n1", "n2"));
+    assertThat(r.feasible()).containsExactly("n2");
+    assertThat(r.rejected().get("n1").reason()).isEqualTo("not enough free host CPU for 8000m");
+  }
+
+  @Test
+  void prioritizeAfterFilterUsesTheSameChoice() {
+    Ledger l = cluster();
+    Placement p = new Placement(l, new BinPackPolicy());
+    PodDemand pod = PodDemand.share("ns/p", "u", 150, 0);
+    FilterResult r = p.filter(pod, List.of("n1", "n2", "n3", "ghost"));
+    Map<String, Integer> s = p.prioritize(pod, r.feasible());
+    assertThat(s.keySet()).containsExactlyElementsOf(r.feasible());
+    String top =
+        s.entrySet().stream().filter(e -> e.getValue() == 10).findFirst().orElseThrow().getKey();
+    assertThat(p.place(pod).orElseThrow().node()).isEqualTo(top);
+    // a commit in between changes the ledger: choose sees it
+    l.commit(p.choose(pod, top).orElseThrow());
+    assertThat(p.choose(pod.withHost(0, 0), top)).isPresent();
+  }
 }
