@@ -133,12 +133,12 @@ final class LatencyCommand {
       names.add(name);
       for (Gpu gpu : list) {
         double x = r.nextDouble();
-        if (x < target * 0.6) {
+        if (x < target * 0.75) {
           ledger.commit(alloc("u" + uid++, name, gpu, 1000, MEMORY_MIB));
           used += 1000;
-        } else if (x < target * 0.6 + (1 - target * 0.6) * 0.8) {
+        } else if (x < target * 0.75 + (1 - target * 0.75) * 0.8) {
           int left = 1000;
-          int want = (int) ((target * 1000 - 1000 * target * 0.6) / 0.8 + 0.5);
+          int want = (int) ((target * 1000 - 1000 * target * 0.75) / 0.8 + 0.5);
           while (left > 100 && want > 0) {
             int m = Math.min(left, 100 * (1 + r.nextInt(Math.max(1, Math.min(9, want / 100)))));
             long mem = (long) Math.ceil(m * MEMORY_MIB / 1000.0);

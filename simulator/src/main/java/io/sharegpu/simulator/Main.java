@@ -21,6 +21,7 @@ public final class Main {
                                   [--seeds 42-51] [--threads N] [--json OUT] [--plot OUT.png]
         sharegpu-simulator latency [--nodes 5000] [--gpus-per-node 8] [--policy sharegpu]
                                    [--occupancy 70] [--iterations 2000] [--json OUT]
+        sharegpu-simulator plot --json FILE[,FILE...] --out OUT.png [--title TEXT]
       """;
 
   private Main() {}
@@ -38,6 +39,7 @@ public final class Main {
       switch (args[0]) {
         case "replay" -> ReplayCommand.run(opts, out, err);
         case "latency" -> LatencyCommand.run(opts, out, err);
+        case "plot" -> PlotCommand.run(opts, out, err);
         case "help", "--help", "-h" -> out.print(USAGE);
         default -> throw new UsageException("unknown command '" + args[0] + "'");
       }

@@ -103,12 +103,13 @@ public final class Replay {
       total += p.gpuRequestMilli();
     }
     long target = capacityMilli * 13 / 10;
+    boolean trimmed = total > target;
     while (total > target && !out.isEmpty()) {
       total -= out.remove(out.size() - 1).pod().gpuRequestMilli();
     }
     int[] copies = new int[sorted.size()];
     boolean anyGpu = total > 0 || sorted.stream().anyMatch(p -> p.gpuRequestMilli() > 0);
-    while (anyGpu && total < target) {
+    while (anyGpu && !trimmed && total < target) {
       int i = random.nextInt(sorted.size());
       TracePod p = sorted.get(i);
       out.add(new Arrival(p, ++copies[i]));

@@ -72,6 +72,7 @@ public final class ClusteringPolicy implements PlacementPolicy, GpuPreference, H
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
+    // every node scores the minimum for a pod without GPUs; ties go to the first node
     return scores.node(0);
   }
 

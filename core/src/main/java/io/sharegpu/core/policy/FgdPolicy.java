@@ -29,13 +29,23 @@ public final class FgdPolicy
   public static final double COVERAGE = 0.95;
 
   private final KubeScores scores;
+  private final boolean quantized;
   private Workload workload = new Workload();
   private boolean primed;
   private final FragmentCache before = new FragmentCache();
 
   /** A policy breaking ties with {@code seed}. */
   public FgdPolicy(long seed) {
+    this(seed, true);
+  }
+
+  /**
+   * A policy breaking ties with {@code seed}; {@code quantized = false} scores the fragment growth
+   * exactly instead of as an integer 0..100.
+   */
+  public FgdPolicy(long seed, boolean quantized) {
     this.scores = new KubeScores(seed);
+    this.quantized = quantized;
   }
 
   @Override
@@ -67,14 +77,21 @@ public final class FgdPolicy
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
     double b = before.get(view, workload);
     double a = NodeState.after(view, pod, grant).fragment(workload);
-    return scores.node((long) (100 * KubeScores.sigmoid((b - a) / 1000)));
+    return nodeScore(b - a);
   }
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
     double b = before.get(view, workload);
     double a = NodeState.after(view, List.of(), cpuMilli).fragment(workload);
-    return scores.node((long) (100 * KubeScores.sigmoid((b - a) / 1000)));
+    return nodeScore(b - a);
+  }
+
+  private double nodeScore(double decrease) {
+    if (!quantized) {
+      return decrease + 1e-6 * scores.next();
+    }
+    return scores.node((long) (100 * KubeScores.sigmoid(decrease / 1000)));
   }
 
   @Override

@@ -13,7 +13,7 @@ import java.util.List;
  * Baseline: prefer GPUs already used by sharing pods (score 50..100, less free is better), then
  * idle GPUs on a node already in use (33..50, fewer idle GPUs taken is better), then idle nodes
  * (0..33, smaller nodes first). A share goes to the fitting GPU with the least free compute; pods
- * without GPUs land on a random node.
+ * without GPUs score the same on every node.
  */
 public final class PackingPolicy implements PlacementPolicy, GpuPreference, HostOnlyScore {
   /** Registered name. */
@@ -61,6 +61,7 @@ public final class PackingPolicy implements PlacementPolicy, GpuPreference, Host
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
+    // every node scores the minimum for a pod without GPUs; ties go to the first node
     return scores.node(0);
   }
 

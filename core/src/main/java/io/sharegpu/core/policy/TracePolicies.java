@@ -26,6 +26,7 @@ public final class TracePolicies implements PlacementPolicyProvider {
     m.put(PackingPolicy.NAME, PackingPolicy::new);
     m.put(BestFitPolicy.NAME, BestFitPolicy::new);
     m.put(FgdPolicy.NAME, FgdPolicy::new);
+    m.put("fgd-exact", seed -> new FgdPolicy(seed, false));
     m.put(ShareGpuPolicy.NAME, seed -> new ShareGpuPolicy());
     return m;
   }

@@ -1,0 +1,115 @@
+package io.sharegpu.core.policy;
+
+import static io.sharegpu.core.policy.PolicyTestSupport.share;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.sharegpu.core.ledger.NodeUsage;
+import io.sharegpu.core.placement.NodeView;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class FragmentationPoliciesTest {
+
+  private static List<PodShape> shapes(int count, int milli) {
+    List<PodShape> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      out.add(new PodShape(1000, milli, 1, Set.of()));
+    }
+    return out;
+  }
+
+  /** "a" has a GPU with 600 free, "b" an idle GPU. */
+  private static PolicyTestSupport cluster() {
+    return new PolicyTestSupport().node("a", 1, 64000).node("b", 1, 64000).used("a", 0, 400);
+  }
+
+  @Test
+  void fragmentFollowsTheDefinition() {
+    PolicyTestSupport c =
+        new PolicyTestSupport().node("n", 3, 4000).used("n", 0, 800).used("n", 1, 300);
+    NodeUsage u = c.ledger().nodeUsage("n");
+    NodeView v = new NodeView(u.node(), u.usage(), u.freeCpuMilli(), u.freeHostMemoryMib());
+    Workload w = new Workload();
+    w.add(new PodShape(1000, 500, 1, Set.of()), 1); // fits: GPU0 (200 free) is a fragment
+    w.add(new PodShape(1000, 1000, 2, Set.of()), 1); // one idle GPU only: all 1900 free
+    w.add(new PodShape(8000, 100, 1, Set.of()), 1); // too much CPU: all free
+    w.add(new PodShape(0, 0, 0, Set.of()), 1); // no GPU: all free
+    assertThat(Fragmentation.of(v, w)).isCloseTo((200 + 1900 + 1900 + 1900) / 4.0, within(1e-9));
+    assertThat(Fragmentation.freeMilli(v)).isEqualTo(1900);
+  }
+
+  @Test
+  void workloadFitKeepsTheMostFrequentShapes() {
+    List<PodShape> pods = new ArrayList<>(shapes(90, 500));
+    pods.addAll(shapes(6, 300));
+    pods.addAll(shapes(4, 200));
+    Workload w = Workload.fit(pods, 0.95);
+    assertThat(w.size()).isEqualTo(2);
+    assertThat(w.probability(0)).isCloseTo(0.90, within(1e-9));
+    assertThat(w.probability(1)).isCloseTo(0.06, within(1e-9));
+  }
+
+  @Test
+  void fgdAvoidsLeavingSliversThatBestFitLeaves() {
+    // pods of 500m are expected; a 400m pod on "a" would leave 200m no one can use
+    FgdPolicy fgd = new FgdPolicy(1);
+    fgd.prime(shapes(10, 500));
+    assertThat(cluster().place(fgd, share("p", 400, 1000))).isEqualTo("b/0");
+    assertThat(cluster().place(new BestFitPolicy(1), share("p", 400, 1000))).isEqualTo("a/0");
+  }
+
+  @Test
+  void fgdPicksTheGpuWhereTheFragmentGrowsLeast() {
+    // GPU0 has 700 free, GPU1 500: a 200m pod on GPU1 would leave 300 < 500
+    PolicyTestSupport c =
+        new PolicyTestSupport().node("n", 2, 64000).used("n", 0, 300).used("n", 1, 500);
+    FgdPolicy fgd = new FgdPolicy(1);
+    fgd.prime(shapes(10, 500));
+    assertThat(c.place(fgd, share("p", 200, 0))).isEqualTo("n/0");
+  }
+
+  @Test
+  void shareGpuLearnsOnlyFromObservedPods() {
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    // cold start: it packs, like best fit
+    assertThat(cluster().placeUnobserved(policy, share("p0", 400, 1000))).isEqualTo("a/0");
+    for (int i = 0; i < 20; i++) {
+      policy.observe(share("seen" + i, 500, 1000));
+    }
+    assertThat(policy.observed()).isEqualTo(20);
+    assertThat(cluster().place(policy, share("p1", 400, 1000))).isEqualTo("b/0");
+  }
+
+  @Test
+  void shareGpuFillsAGpuExactlyWhenThatLeavesNoFragment() {
+    // 600 free on "a": a 600m pod fills it, no fragment anywhere; on "b" it would leave 400 < 500
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    for (int i = 0; i < 5; i++) {
+      policy.observe(share("seen" + i, 500, 1000));
+    }
+    assertThat(cluster().place(policy, share("p", 600, 1000))).isEqualTo("a/0");
+  }
+
+  @Test
+  void shareGpuScoresPodsWithoutGpusByTheCpuTheyStrand() {
+    // "tight" has 6 cores, "roomy" 60: a 4-core CPU pod on "tight" leaves too little CPU for the
+    // expected 4-core GPU pods, stranding its idle GPU
+    PolicyTestSupport c = new PolicyTestSupport().node("tight", 1, 6000).node("roomy", 1, 60000);
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    for (int i = 0; i < 5; i++) {
+      policy.observe(new PodShape(4000, 500, 1, Set.of()));
+    }
+    NodeUsage t = c.ledger().nodeUsage("tight");
+    NodeUsage r = c.ledger().nodeUsage("roomy");
+    double onTight =
+        policy.scoreHostOnly(
+            new NodeView(t.node(), t.usage(), t.freeCpuMilli(), t.freeHostMemoryMib()), 4000, 0);
+    double onRoomy =
+        policy.scoreHostOnly(
+            new NodeView(r.node(), r.usage(), r.freeCpuMilli(), r.freeHostMemoryMib()), 4000, 0);
+    assertThat(onRoomy).isGreaterThan(onTight);
+  }
+}

@@ -1,0 +1,99 @@
+package io.sharegpu.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return Main.run(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void usageErrorsExitWith2() {
+    assertThat(run()).isEqualTo(2);
+    assertThat(run("replay", "--nodes")).isEqualTo(2);
+    assertThat(run("replay", "--nodes", "x", "--pods", "y", "--policy", "nope")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("unknown policy 'nope'")
+        .contains("usage:");
+  }
+
+  @Test
+  void missingFileExitsWith1() {
+    assertThat(run("replay", "--nodes", "/nonexistent.csv", "--pods", "/x.csv", "--policy", "fgd"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void replayWritesTableJsonAndPlot(@TempDir Path dir) throws IOException {
+    Path json = dir.resolve("r.json");
+    Path png = dir.resolve("r.png");
+    int rc =
+        run(
+            "replay",
+            "--nodes",
+            TraceFilesTest.fixture("nodes.csv").toString(),
+            "--pods",
+            TraceFilesTest.fixture("pods.csv").toString(),
+            "--policy",
+            "bestfit,sharegpu",
+            "--seeds",
+            "42-43",
+            "--threads",
+            "2",
+            "--json",
+            json.toString(),
+            "--plot",
+            png.toString());
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("bestfit").contains("sharegpu");
+    String j = Files.readString(json);
+    assertThat(j)
+        .contains("\"policy\": \"bestfit\"")
+        .contains("\"pods\": \"pods.csv\"")
+        .contains("\"seeds\": [42, 43]")
+        .contains("\"unallocatedGpuPctAt100\": {")
+        .contains("\"allocationRatioPctAt100\"")
+        .contains("\"fragmentationRatePctAt80\"")
+        .contains("\"perSeed\"");
+    byte[] head = Files.readAllBytes(png);
+    assertThat(head[1]).isEqualTo((byte) 'P');
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("[4/4]");
+  }
+
+  @Test
+  void latencyWritesPercentiles(@TempDir Path dir) throws IOException {
+    Path json = dir.resolve("l.json");
+    int rc =
+        run(
+            "latency",
+            "--nodes",
+            "50",
+            "--gpus-per-node",
+            "4",
+            "--iterations",
+            "50",
+            "--json",
+            json.toString());
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(Files.readString(json))
+        .contains("\"inProcess\"")
+        .contains("\"p50Micros\"")
+        .contains("\"p99Micros\"")
+        .contains("\"maxMicros\"");
+  }
+}
