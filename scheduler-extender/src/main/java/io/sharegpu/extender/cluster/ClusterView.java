@@ -60,6 +60,9 @@ public final class ClusterView implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Ledger ledger = new Ledger();
   private final Placement placement;
+  private final PlacementPolicy policy;
+  private final Cache<String, Boolean> observedPods =
+      Caffeine.newBuilder().maximumSize(200_000).build();
   private final Map<String, GpuNode> gpuNodes = new ConcurrentHashMap<>();
   private final Set<String> nodes = ConcurrentHashMap.newKeySet();
   private final Map<String, Pod> assignedPods = new ConcurrentHashMap<>();
@@ -79,6 +82,7 @@ public final class ClusterView implements AutoCloseable {
   public ClusterView(
       @Nullable KubernetesClient client, PlacementPolicy policy, Duration reservationTtl) {
     this.client = client;
+    this.policy = policy;
     this.placement = new Placement(ledger, policy);
     this.reservations =
         Caffeine.newBuilder()
@@ -138,6 +142,21 @@ public final class ClusterView implements AutoCloseable {
   public void markReady() {
     ready = true;
     notReadyReason = null;
+  }
+
+  /**
+   * Shows a pod's demand to the policy once per pod UID: online policies (such as {@code sharegpu})
+   * learn the workload from the pods that have arrived.
+   */
+  public void observe(PodDemand pod) {
+    if (observedPods.asMap().putIfAbsent(pod.podUid(), Boolean.TRUE) == null) {
+      lock.lock();
+      try {
+        policy.observe(pod);
+      } finally {
+        lock.unlock();
+      }
+    }
   }
 
   /** Runs {@code f} under the ledger lock. */

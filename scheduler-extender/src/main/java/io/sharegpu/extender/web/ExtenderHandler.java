@@ -68,6 +68,7 @@ public final class ExtenderHandler {
       return pass(args, names, Map.of(), Map.of());
     }
     PodDemand demand = d.demand;
+    view.observe(demand);
     view.dropOwnReservation(demand.podUid());
     FilterResult result = view.withPlacement(p -> p.filter(demand, names));
     Set<String> known = view.withLedger(l -> l.nodeNames());
