@@ -126,7 +126,9 @@ class SharePodE2E {
     assertThat(pod.getSpec().getContainers().get(0).getEnv())
         .containsAll(ShareGpuEnv.downwardApiEnv("notebook"));
     assertThat(pod.getMetadata().getOwnerReferences().get(0).getKind()).isEqualTo("SharePod");
-    assertThat(events("notebook")).contains("CreatedPod", "Scheduled");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(events("notebook")).contains("CreatedPod", "Scheduled"));
 
     String table = kubectl("get", "shp", "-n", NAMESPACE);
     assertThat(table).contains("REQUEST", "LIMIT", "MEMORY", "NODE", "GPUS", "PHASE", "AGE");
@@ -183,7 +185,9 @@ class SharePodE2E {
               assertThat(status.getMessage())
                   .contains("env NVIDIA_VISIBLE_DEVICES is set by ShareGPU");
             });
-    assertThat(events("sees-all-gpus")).contains("InvalidSharePod");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(events("sees-all-gpus")).contains("InvalidSharePod"));
     assertThat(client.pods().inNamespace(NAMESPACE).withName("sees-all-gpus").get()).isNull();
   }
 
@@ -205,7 +209,9 @@ class SharePodE2E {
               assertThat(after.getSpec().getNodeName()).isNotEmpty();
             });
     awaitScheduled("training");
-    assertThat(events("training")).contains("RecreatedPod");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(events("training")).contains("RecreatedPod"));
   }
 
   @Test
@@ -287,7 +293,10 @@ class SharePodE2E {
                   .startsWith("creating pod over-quota failed: ")
                   .contains("exceeded quota");
             });
-    assertThat(events("over-quota")).contains("FailedCreatePod");
+    // the Event is recorded after the status write: wait for it too
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(events("over-quota")).contains("FailedCreatePod"));
 
     client.resourceQuotas().inNamespace(NAMESPACE).withName("gpu-quota").delete();
     awaitScheduled("over-quota");
