@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -174,7 +175,10 @@ public final class BindLeadership implements AutoCloseable {
           stoppedLeading();
           if (!closed) {
             LOG.info("bind leader election for Lease {} ended; running for it again", lease());
-            start();
+            CompletableFuture.runAsync(
+                this::start,
+                CompletableFuture.delayedExecutor(
+                    Math.max(100, retryPeriod.toMillis()), TimeUnit.MILLISECONDS));
           }
         });
   }

@@ -68,6 +68,8 @@ import org.junit.jupiter.api.Test;
  */
 class ExtenderHaE2E {
 
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ExtenderHaE2E.class);
   private static final String NS = "extender-ha-e2e";
   private static final String LEASE = "sharegpu-extender-bind";
   private static final List<String> NODES = List.of("ha-a", "ha-b");
@@ -133,6 +135,8 @@ class ExtenderHaE2E {
   void killingTheBindLeaderMidBurstNeverDoubleBooksAGpu() throws Exception {
     assertThat(leaderGauge(portB)).as("B follows").isEqualTo(0.0);
     List<String> names = new ArrayList<>();
+    double forwardedBeforeKill = 0;
+    long killedAt = 0;
     for (int i = 0; i < 30; i++) {
       String name = "ha-" + i;
       names.add(name);
@@ -142,7 +146,9 @@ class ExtenderHaE2E {
         Awaitility.await()
             .atMost(Duration.ofSeconds(60))
             .until(() -> boundCount() >= 3 && forwarded(portB) > 0);
+        forwardedBeforeKill = forwarded(portB);
         a.kill();
+        killedAt = System.nanoTime();
       }
       Thread.sleep(100);
     }
@@ -150,6 +156,7 @@ class ExtenderHaE2E {
     Awaitility.await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> url(portB).equals(holder()) && leaderGauge(portB) == 1.0);
+    long takeoverMs = (System.nanoTime() - killedAt) / 1_000_000;
     Awaitility.await()
         .atMost(Duration.ofSeconds(180))
         .pollInterval(Duration.ofSeconds(1))
@@ -158,6 +165,13 @@ class ExtenderHaE2E {
     long bound = names.stream().filter(n -> pod(n).getSpec().getNodeName() != null).count();
     assertThat(bound).as("bound pods").isGreaterThanOrEqualTo(24);
     assertThat(proxied.get()).isPositive();
+    LOG.info(
+        "HA burst: {} of {} pods bound, {} binds forwarded by the follower before the leader was"
+            + " killed, survivor binding {} ms after the kill",
+        bound,
+        names.size(),
+        (long) forwardedBeforeKill,
+        takeoverMs);
   }
 
   /**
