@@ -104,8 +104,14 @@ public class ExtenderController {
               + ") is not the bind leader; the bind was forwarded here by "
               + from);
     }
-    Optional<String> leader =
-        leadership.leaderUrl().filter(url -> !url.equals(leadership.identity()));
+    Optional<String> holder = leadership.leaderUrl();
+    if (holder.isPresent() && holder.get().equals(leadership.identity())) {
+      return noLeader(
+          "this replica holds the bind Lease "
+              + leadership.lease()
+              + " but is not binding yet (catching up with the pods bound before) or lost it");
+    }
+    Optional<String> leader = holder;
     if (leader.isEmpty()) {
       return noLeader("no replica holds the bind Lease " + leadership.lease() + " yet");
     }
