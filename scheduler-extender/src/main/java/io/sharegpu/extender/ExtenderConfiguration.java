@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.extender.bind.BindForwarder;
+import io.sharegpu.extender.bind.BindLeadership;
 import io.sharegpu.extender.bind.BindRouter;
 import io.sharegpu.extender.bind.PodBinder;
 import io.sharegpu.extender.cluster.ClusterView;
@@ -12,6 +14,7 @@ import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import io.sharegpu.extender.web.ExtenderHandler;
 import io.sharegpu.extender.web.WireCodec;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.health.contributor.Health;
@@ -93,21 +96,59 @@ public class ExtenderConfiguration {
     return new ExtenderMetrics(registry);
   }
 
-  @Bean
-  PodBinder podBinder(
-      KubernetesClient client, ClusterView view, PodEvents events, ExtenderMetrics metrics) {
-    return new PodBinder(client, view, events, metrics);
+  /**
+   * Bind leadership: with {@code bind-lease.name}, Lease-based election among the replicas (the
+   * identity is {@code advertise-url}); without, a single replica that always binds.
+   */
+  @Bean(destroyMethod = "close")
+  BindLeadership bindLeadership(
+      KubernetesClient client,
+      ClusterView view,
+      ExtenderMetrics metrics,
+      ExtenderProperties props) {
+    ExtenderProperties.BindLease lease = props.bindLease();
+    if (lease.name().isEmpty()) {
+      return BindLeadership.single(metrics);
+    }
+    String namespace = lease.namespace().isEmpty() ? client.getNamespace() : lease.namespace();
+    if (namespace == null || namespace.isEmpty()) {
+      namespace = "default";
+    }
+    BindLeadership l =
+        BindLeadership.elected(
+            client,
+            view,
+            metrics,
+            namespace,
+            lease.name(),
+            props.advertiseUrl(),
+            lease.duration(),
+            lease.renewDeadline(),
+            lease.retryPeriod());
+    l.start();
+    LOG.info(
+        "bind leader election on Lease {}/{} as {}", namespace, lease.name(), props.advertiseUrl());
+    return l;
   }
 
-  /** Binds on this replica. Bind leader election (bind-lease) is not implemented yet. */
   @Bean
-  BindRouter bindRouter(PodBinder binder, ExtenderProperties props) {
-    if (!props.bindLease().name().isEmpty()) {
-      LOG.warn(
-          "sharegpu.extender.bind-lease.name={} is set, but bind leader election is not"
-              + " implemented in this version: every replica binds. Run a single replica.",
-          props.bindLease().name());
-    }
+  BindForwarder bindForwarder() {
+    return new BindForwarder(Duration.ofSeconds(2), Duration.ofSeconds(15));
+  }
+
+  @Bean
+  PodBinder podBinder(
+      KubernetesClient client,
+      ClusterView view,
+      PodEvents events,
+      ExtenderMetrics metrics,
+      BindLeadership leadership) {
+    return new PodBinder(client, view, events, metrics, leadership::isLeader);
+  }
+
+  /** Binds on this replica; the controller forwards to the leader when this one is not. */
+  @Bean
+  BindRouter bindRouter(PodBinder binder) {
     return binder::bind;
   }
 

@@ -24,7 +24,7 @@ public record ExtenderProperties(
       reservationTtl = Duration.ofSeconds(30);
     }
     if (bindLease == null) {
-      bindLease = new BindLease("", "");
+      bindLease = new BindLease("", "", null, null, null);
     }
     if (advertiseUrl == null) {
       advertiseUrl = "";
@@ -36,12 +36,23 @@ public record ExtenderProperties(
    *
    * @param name Lease name; empty disables leader election
    * @param namespace Lease namespace; empty = the client's namespace
+   * @param duration how long a Lease holds without renewal (default 15s)
+   * @param renewDeadline how long the leader keeps trying to renew before it stops binding (10s)
+   * @param retryPeriod how often candidates try to acquire and the leader renews (2s)
    */
-  public record BindLease(String name, String namespace) {
+  public record BindLease(
+      String name,
+      String namespace,
+      Duration duration,
+      Duration renewDeadline,
+      Duration retryPeriod) {
     /** Defaults. */
     public BindLease {
       name = name == null ? "" : name;
       namespace = namespace == null ? "" : namespace;
+      duration = duration == null ? Duration.ofSeconds(15) : duration;
+      renewDeadline = renewDeadline == null ? Duration.ofSeconds(10) : renewDeadline;
+      retryPeriod = retryPeriod == null ? Duration.ofSeconds(2) : retryPeriod;
     }
   }
 }

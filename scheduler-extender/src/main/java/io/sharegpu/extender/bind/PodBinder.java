@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,8 @@ import org.slf4j.LoggerFactory;
 public final class PodBinder {
 
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
+  private static final String NOT_LEADER =
+      "no bind leader: this replica lost the bind Lease while binding; the scheduler will retry";
 
   private final KubernetesClient client;
   private final ClusterView view;
@@ -43,14 +46,31 @@ public final class PodBinder {
   private final ExtenderMetrics metrics;
   private final KubernetesSerialization json = new KubernetesSerialization();
   private final Map<String, ReentrantLock> nodeLocks = new ConcurrentHashMap<>();
+  private final BooleanSupplier mayBind;
 
-  /** Creates the binder. */
+  /** Creates the binder of a single replica (it always may bind). */
   public PodBinder(
       KubernetesClient client, ClusterView view, PodEvents events, ExtenderMetrics metrics) {
+    this(client, view, events, metrics, () -> true);
+  }
+
+  /**
+   * Creates the binder.
+   *
+   * @param mayBind whether this replica still holds the bind leadership; checked before the
+   *     assignment is written and again right before the Binding is created
+   */
+  public PodBinder(
+      KubernetesClient client,
+      ClusterView view,
+      PodEvents events,
+      ExtenderMetrics metrics,
+      BooleanSupplier mayBind) {
     this.client = client;
     this.view = view;
     this.events = events;
     this.metrics = metrics;
+    this.mayBind = mayBind;
   }
 
   /**
@@ -122,6 +142,10 @@ public final class PodBinder {
       return fail(pod, "no-fit", "GPUs on " + node + " no longer fit: " + reason);
     }
     Allocation a = chosen.get();
+    if (!mayBind.getAsBoolean()) {
+      view.endBind(podUid, false);
+      return fail(pod, "not-leader", NOT_LEADER);
+    }
     Map<String, String> annotations =
         AssignmentAnnotations.encode(DemandMapper.toAssignment(a), Instant.now());
     try {
@@ -133,6 +157,11 @@ public final class PodBinder {
               ? "pod " + namespace + "/" + name + " changed while binding (conflict); will retry"
               : "cannot write the GPU assignment to the pod: " + e.getMessage();
       return fail(pod, e.getCode() == 409 ? "conflict" : "api-error", why);
+    }
+    if (!mayBind.getAsBoolean()) {
+      view.endBind(podUid, false);
+      clearAnnotations(pod, annotations);
+      return fail(pod, "not-leader", NOT_LEADER);
     }
     try {
       Binding binding =

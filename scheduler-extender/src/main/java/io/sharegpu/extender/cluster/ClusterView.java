@@ -69,6 +69,7 @@ public final class ClusterView implements AutoCloseable {
   private final Set<String> binding = ConcurrentHashMap.newKeySet();
   private final Cache<String, Allocation> reservations;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private volatile @Nullable SharedIndexInformer<Pod> pods;
   private volatile boolean ready;
   private volatile @Nullable String notReadyReason = "informers not started";
 
@@ -110,6 +111,7 @@ public final class ClusterView implements AutoCloseable {
     informers.add(nodeInformer);
     informers.add(gpuInformer);
     informers.add(podInformer);
+    pods = podInformer;
     while (!informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
       try {
         Thread.sleep(50);
@@ -126,6 +128,41 @@ public final class ClusterView implements AutoCloseable {
         "cluster view ready: {} GPU nodes, {} allocations",
         ledger.nodes().size(),
         withLedger(l -> l.allocations().size()));
+  }
+
+  /**
+   * True when the pod informer has seen every pod of {@code listed} (a fresh list from the API
+   * server) at its listed resourceVersion or later: nothing another replica bound before that list
+   * is missing from the ledger. A bind leader checks this before its first bind. Without informers
+   * (tests that feed the view directly) it is true.
+   */
+  public boolean podsSeenAsOf(List<Pod> listed) {
+    SharedIndexInformer<Pod> informer = pods;
+    if (informer == null) {
+      return true;
+    }
+    for (Pod p : listed) {
+      Pod cached = informer.getStore().get(p);
+      if (cached == null) {
+        return false;
+      }
+      if (newer(p.getMetadata().getResourceVersion(), cached.getMetadata().getResourceVersion())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** True when resourceVersion {@code a} is known to be newer than {@code b}. */
+  private static boolean newer(@Nullable String a, @Nullable String b) {
+    if (a == null || b == null || a.equals(b)) {
+      return false;
+    }
+    try {
+      return Long.parseLong(a) > Long.parseLong(b);
+    } catch (NumberFormatException e) {
+      return true;
+    }
   }
 
   /** True once the ledger has been rebuilt from the cluster. */

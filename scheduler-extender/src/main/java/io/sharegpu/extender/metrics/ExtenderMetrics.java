@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code sharegpu_rejections_total{verb,reason}}: rejections and failures by reason;
  *   <li>{@code sharegpu_gpu_allocated_compute_ratio{node,gpu,uuid,model}} and {@code
  *       sharegpu_gpu_allocated_memory_bytes}, {@code sharegpu_gpu_memory_bytes}: per GPU;
- *   <li>{@code sharegpu_ledger_ready}: 1 once the ledger is rebuilt.
+ *   <li>{@code sharegpu_ledger_ready}: 1 once the ledger is rebuilt;
+ *   <li>{@code sharegpu_extender_leader}: 1 while this replica may bind (the bind leader, or the
+ *       only replica when bind leader election is off).
  * </ul>
  */
 public final class ExtenderMetrics {
@@ -33,6 +35,7 @@ public final class ExtenderMetrics {
   private final MultiGauge memoryBytes;
   private final MultiGauge capacityBytes;
   private final AtomicInteger ready = new AtomicInteger();
+  private final AtomicInteger leader = new AtomicInteger();
 
   /** Creates the meters in {@code registry}. */
   public ExtenderMetrics(MeterRegistry registry) {
@@ -52,6 +55,12 @@ public final class ExtenderMetrics {
             .description("GPU memory capacity")
             .register(registry);
     registry.gauge("sharegpu.ledger.ready", ready);
+    registry.gauge("sharegpu.extender.leader", leader);
+  }
+
+  /** Sets {@code sharegpu_extender_leader}: whether this replica may bind now. */
+  public void leader(boolean leading) {
+    leader.set(leading ? 1 : 0);
   }
 
   /** Meters backed by an in-memory registry (tests). */

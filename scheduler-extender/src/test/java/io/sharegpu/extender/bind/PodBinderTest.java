@@ -84,6 +84,48 @@ class PodBinderTest {
   }
 
   @Test
+  void losingBindLeadershipBeforeTheBindingReleasesEverything() {
+    java.util.concurrent.atomic.AtomicInteger checks =
+        new java.util.concurrent.atomic.AtomicInteger();
+    PodBinder losing =
+        new PodBinder(
+            client,
+            view,
+            new PodEvents(null),
+            ExtenderMetrics.inMemory(),
+            () -> checks.incrementAndGet() == 1);
+    Pod p = create("a", 250, 10240);
+    BindOutcome out = losing.bind("ns", "a", p.getMetadata().getUid(), "h100");
+    assertThat(out.ok()).isFalse();
+    assertThat(out.message()).startsWith("no bind leader:");
+    assertThat(checks.get()).isEqualTo(2);
+    assertThat(held(p.getMetadata().getUid())).isEmpty();
+    Pod after = client.pods().inNamespace("ns").withName("a").get();
+    assertThat(after.getSpec().getNodeName()).isNull();
+    // the mock server keeps merge-patch nulls as null values; the API server removes the keys
+    assertThat(after.getMetadata().getAnnotations().get(ShareGpuAnnotations.ASSIGNED_GPUS))
+        .isNull();
+  }
+
+  @Test
+  void aReplicaThatIsNotTheLeaderWritesNothing() {
+    PodBinder follower =
+        new PodBinder(client, view, new PodEvents(null), ExtenderMetrics.inMemory(), () -> false);
+    Pod p = create("a", 250, 0);
+    BindOutcome out = follower.bind("ns", "a", p.getMetadata().getUid(), "h100");
+    assertThat(out.reason()).isEqualTo("not-leader");
+    assertThat(allocationCount()).isZero();
+    Pod after = client.pods().inNamespace("ns").withName("a").get();
+    assertThat(
+            after.getMetadata().getAnnotations() == null
+                || !after
+                    .getMetadata()
+                    .getAnnotations()
+                    .containsKey(ShareGpuAnnotations.ASSIGNED_GPUS))
+        .isTrue();
+  }
+
+  @Test
   void recreatedPodIsNotBound() {
     create("a", 250, 0);
     BindOutcome out = binder.bind("ns", "a", "some-old-uid", "h100");
