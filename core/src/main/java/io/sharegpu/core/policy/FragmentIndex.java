@@ -9,6 +9,7 @@ import io.sharegpu.core.placement.NodeView;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The expected fragment ({@link NodeState#fragment}) of nodes, before and after a candidate grant,
@@ -35,6 +36,7 @@ final class FragmentIndex {
   private int[] scratchBelow = new int[0];
   private final GrowthMemo[] memos = new GrowthMemo[4];
   private int nextMemo;
+  private @Nullable Entry last;
   private int lastTotalFree;
   private long lastFreeCpu;
   private boolean lastCpuTracked;
@@ -42,6 +44,7 @@ final class FragmentIndex {
   /** Forgets everything (for example when the policy's workload object is replaced). */
   void clear() {
     byNode.clear();
+    last = null;
     probabilitiesVersion = -1;
     for (int i = 0; i < memos.length; i++) {
       memos[i] = null;
@@ -171,17 +174,22 @@ final class FragmentIndex {
     }
     probabilities(w);
     GpuNode node = view.node();
-    Entry e = byNode.get(node.name());
     List<GpuUsage> gpus = view.gpus();
+    Entry e = last;
+    if (e == null || e.node != node) {
+      e = byNode.get(node.name());
+    }
     if (e != null
         && e.gpus == gpus
         && e.node == node
         && e.freeCpu == view.freeCpuMilli()
         && e.fit.length == w.size()) {
+      last = e;
       return e;
     }
     e = new Entry(view, w, shapeMilli);
     byNode.put(node.name(), e);
+    last = e;
     return e;
   }
 
