@@ -70,11 +70,9 @@ final class FragmentIndex {
       List<GpuGrant> gg = grant.get(c).gpus();
       for (int k = 0, kn = gg.size(); k < kn; k++) {
         GpuGrant x = gg.get(k);
-        for (int i = 0; i < n; i++) {
-          if (e.uuids[i].equals(x.uuid())) {
-            free[i] = Math.max(0, free[i] - x.computeMilli());
-            break;
-          }
+        int i = e.position(x.uuid());
+        if (i >= 0) {
+          free[i] = Math.max(0, free[i] - x.computeMilli());
         }
       }
     }
@@ -279,6 +277,24 @@ final class FragmentIndex {
           }
         }
       }
+    }
+
+    /**
+     * The GPU with this UUID, or -1 (a node lists each UUID once). Grants usually carry the very
+     * UUID object of the node's GPU, so identity is tried first (no string contents read).
+     */
+    int position(String uuid) {
+      for (int i = 0; i < uuids.length; i++) {
+        if (uuids[i] == uuid) {
+          return i;
+        }
+      }
+      for (int i = 0; i < uuids.length; i++) {
+        if (uuids[i].equals(uuid)) {
+          return i;
+        }
+      }
+      return -1;
     }
   }
 
