@@ -108,7 +108,7 @@ public final class Placement {
    */
   public Map<String, Integer> prioritize(PodDemand pod, Collection<String> nodeNames) {
     Plan plan = plan(pod);
-    Map<String, Integer> out = new LinkedHashMap<>();
+    Map<String, Integer> out = new LinkedHashMap<>(nodeNames.size() * 4 / 3 + 1);
     double[] scores = new double[nodeNames.size()];
     String[] names = new String[scores.length];
     double max = Double.NEGATIVE_INFINITY;

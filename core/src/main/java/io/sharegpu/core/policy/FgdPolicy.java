@@ -1,15 +1,12 @@
 package io.sharegpu.core.policy;
 
 import io.sharegpu.core.ledger.ContainerGrant;
-import io.sharegpu.core.ledger.GpuUsage;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.placement.GpuPreference;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.request.PodDemand;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Fragmentation Gradient Descent (Weng et al., "Beware of Fragmentation: Scheduling GPU-Sharing
@@ -32,7 +29,7 @@ public final class FgdPolicy
   private final boolean quantized;
   private Workload workload = new Workload();
   private boolean primed;
-  private final FragmentCache before = new FragmentCache();
+  private final FragmentIndex index = new FragmentIndex();
 
   /** A policy breaking ties with {@code seed}. */
   public FgdPolicy(long seed) {
@@ -57,14 +54,13 @@ public final class FgdPolicy
   public void prime(List<PodShape> pods) {
     workload = Workload.fit(pods, COVERAGE);
     primed = true;
-    before.clear();
+    index.clear();
   }
 
   @Override
   public void observe(PodDemand pod) {
     if (!primed) {
       workload.add(PodShape.of(pod), 1);
-      before.clear();
     }
   }
 
@@ -75,15 +71,15 @@ public final class FgdPolicy
 
   @Override
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
-    double b = before.get(view, workload);
-    double a = NodeState.after(view, pod, grant).fragment(workload);
+    double b = index.before(view, workload);
+    double a = index.after(view, workload, grant, pod.cpuMilli());
     return nodeScore(b - a);
   }
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
-    double b = before.get(view, workload);
-    double a = NodeState.after(view, List.of(), cpuMilli).fragment(workload);
+    double b = index.before(view, workload);
+    double a = index.after(view, workload, List.of(), cpuMilli);
     return nodeScore(b - a);
   }
 
@@ -97,7 +93,7 @@ public final class FgdPolicy
   @Override
   public double gpuScore(
       Gpu gpu, int usedMilli, long usedMemoryMib, int addMilli, long addMemoryMib) {
-    return -gpuFragmentGrowth(workload, gpu, usedMilli, addMilli);
+    return -index.gpuGrowth(workload, gpu, usedMilli, addMilli);
   }
 
   /**
@@ -118,25 +114,5 @@ public final class FgdPolicy
       d += p * (fa - fb);
     }
     return d;
-  }
-
-  /** The fragment of each node as it is now, recomputed when the node changes. */
-  static final class FragmentCache {
-    private final Map<String, Object[]> byNode = new HashMap<>();
-
-    double get(NodeView view, Workload w) {
-      Object[] e = byNode.get(view.node().name());
-      List<GpuUsage> gpus = view.gpus();
-      if (e != null && e[0] == gpus && (Long) e[1] == view.freeCpuMilli() && e[3] == view.node()) {
-        return (Double) e[2];
-      }
-      double f = NodeState.of(view).fragment(w);
-      byNode.put(view.node().name(), new Object[] {gpus, view.freeCpuMilli(), f, view.node()});
-      return f;
-    }
-
-    void clear() {
-      byNode.clear();
-    }
   }
 }

@@ -22,7 +22,7 @@ public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, Hos
   public static final String NAME = "sharegpu";
 
   private final Workload workload = new Workload();
-  private final FgdPolicy.FragmentCache before = new FgdPolicy.FragmentCache();
+  private final FragmentIndex index = new FragmentIndex();
   private long observed;
   private final double byCount;
 
@@ -53,7 +53,6 @@ public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, Hos
   public void observe(PodShape shape) {
     workload.add(shape, byCount + (1 - byCount) * shape.totalGpuMilli() / 1000.0);
     observed++;
-    before.clear();
   }
 
   /** Number of pods observed. */
@@ -63,21 +62,22 @@ public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, Hos
 
   @Override
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
-    NodeState after = NodeState.after(view, pod, grant);
-    return score(view, after);
+    return score(view, grant, pod.cpuMilli());
   }
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
-    return score(view, NodeState.after(view, List.of(), cpuMilli));
+    return score(view, List.of(), cpuMilli);
   }
 
-  private double score(NodeView view, NodeState after) {
-    double tie = -after.totalFree() * 1e-6 - (after.cpuTracked ? after.freeCpu * 1e-12 : 0);
+  private double score(NodeView view, List<ContainerGrant> grant, long cpuMilli) {
+    double fragmentAfter = index.after(view, workload, grant, cpuMilli);
+    double tie =
+        -index.lastTotalFree() * 1e-6 - (index.lastCpuTracked() ? index.lastFreeCpu() * 1e-12 : 0);
     if (workload.total() == 0) {
       return tie * 1e6;
     }
-    double growth = after.fragment(workload) - before.get(view, workload);
+    double growth = fragmentAfter - index.before(view, workload);
     return -growth + tie;
   }
 
@@ -88,6 +88,6 @@ public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, Hos
     if (workload.total() == 0) {
       return bestFit;
     }
-    return -FgdPolicy.gpuFragmentGrowth(workload, gpu, usedMilli, addMilli) + bestFit;
+    return -index.gpuGrowth(workload, gpu, usedMilli, addMilli) + bestFit;
   }
 }

@@ -15,6 +15,7 @@ public final class Workload {
   private final List<PodShape> shapes = new ArrayList<>();
   private double[] weight = new double[0];
   private double total;
+  private long version;
   private final Map<String, boolean[]> allowedByModel = new HashMap<>();
 
   /** An empty model (no shapes). */
@@ -41,6 +42,7 @@ public final class Workload {
       covered += e.getValue();
     }
     w.total = pods.size();
+    w.version++;
     return w;
   }
 
@@ -58,6 +60,7 @@ public final class Workload {
     }
     weight[i] += count;
     total += count;
+    version++;
   }
 
   /** Multiplies every count by {@code factor} (0..1): older pods count less. */
@@ -66,6 +69,12 @@ public final class Workload {
       weight[i] *= factor;
     }
     total *= factor;
+    version++;
+  }
+
+  /** Changes on every {@link #add} and {@link #decay}: cached values computed from it are stale. */
+  long version() {
+    return version;
   }
 
   /** Number of shapes. */

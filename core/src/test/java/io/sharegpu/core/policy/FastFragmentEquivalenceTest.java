@@ -1,0 +1,256 @@
+package io.sharegpu.core.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.ledger.Ledger;
+import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.core.placement.FilterResult;
+import io.sharegpu.core.placement.GpuPreference;
+import io.sharegpu.core.placement.NodeView;
+import io.sharegpu.core.placement.Placement;
+import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.request.GpuDemand;
+import io.sharegpu.core.request.PodDemand;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The cached, incremental fragment arithmetic of {@code sharegpu} and {@code fgd} decides exactly
+ * as the straightforward one: random pods on random small clusters (mixed models, tracked and
+ * untracked CPU, releases and health changes in between), compared call by call.
+ */
+class FastFragmentEquivalenceTest {
+
+  @Test
+  void sharegpuPlacesExactlyAsTheStraightforwardComputation() {
+    for (long seed = 1; seed <= 6; seed++) {
+      replay(seed, new ShareGpuPolicy(), new ReferenceShareGpu());
+    }
+  }
+
+  @Test
+  void fgdPlacesExactlyAsTheStraightforwardComputation() {
+    for (long seed = 1; seed <= 4; seed++) {
+      replay(seed, new FgdPolicy(seed, true), new ReferenceFgd(seed, true));
+      replay(seed, new FgdPolicy(seed, false), new ReferenceFgd(seed, false));
+    }
+  }
+
+  @Test
+  void primedFgdPlacesExactlyAsTheStraightforwardComputation() {
+    SplittableRandom r = new SplittableRandom(7);
+    List<PodShape> shapes = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      shapes.add(PodShape.of(pod(r, "prime-" + i)));
+    }
+    FgdPolicy fast = new FgdPolicy(7, false);
+    ReferenceFgd reference = new ReferenceFgd(7, false);
+    fast.prime(shapes);
+    reference.prime(shapes);
+    replay(7, fast, reference);
+  }
+
+  private static void replay(long seed, PlacementPolicy fast, PlacementPolicy reference) {
+    SplittableRandom r = new SplittableRandom(seed);
+    Ledger ledger = new Ledger();
+    List<String> names = new ArrayList<>();
+    List<GpuNode> nodes = new ArrayList<>();
+    for (int n = 0; n < 24; n++) {
+      String name = "n" + n;
+      int gpus = 1 + r.nextInt(8);
+      String model = r.nextInt(3) == 0 ? "NVIDIA A100-SXM4-40GB" : "NVIDIA H100 80GB HBM3";
+      List<Gpu> list = new ArrayList<>();
+      for (int g = 0; g < gpus; g++) {
+        list.add(Gpu.whole(name + "-g" + g, g, model, 1000));
+      }
+      GpuNode node = new GpuNode(name, list, r.nextInt(4) == 0 ? 0 : 32_000, 0);
+      ledger.putNode(node);
+      names.add(name);
+      nodes.add(node);
+    }
+    Placement fastPlacement = new Placement(ledger, fast);
+    Placement referencePlacement = new Placement(ledger, reference);
+    List<String> placed = new ArrayList<>();
+    int fits = 0;
+    for (int i = 0; i < 400; i++) {
+      PodDemand pod = pod(r, "p" + i);
+      fast.observe(pod);
+      reference.observe(pod);
+      FilterResult ff = fastPlacement.filter(pod, names);
+      FilterResult rf = referencePlacement.filter(pod, names);
+      assertThat(ff.feasible()).isEqualTo(rf.feasible());
+      Map<String, Integer> fp = fastPlacement.prioritize(pod, ff.feasible());
+      Map<String, Integer> rp = referencePlacement.prioritize(pod, rf.feasible());
+      assertThat(fp).as("seed %d pod %d", seed, i).isEqualTo(rp);
+      for (String name : ff.feasible()) {
+        assertThat(fastPlacement.choose(pod, name)).isEqualTo(referencePlacement.choose(pod, name));
+      }
+      if (fast instanceof HostOnlyScore fh && reference instanceof HostOnlyScore rh) {
+        String name = names.get(r.nextInt(names.size()));
+        NodeView view = view(ledger, name);
+        assertThat(fh.scoreHostOnly(view, 500, 0)).isEqualTo(rh.scoreHostOnly(view, 500, 0));
+      }
+      Optional<Allocation> a = fastPlacement.place(pod);
+      assertThat(a).as("seed %d pod %d", seed, i).isEqualTo(referencePlacement.place(pod));
+      if (a.isPresent()) {
+        fits++;
+        ledger.commit(a.get(), pod.cpuMilli(), 0);
+        placed.add(pod.podUid());
+      }
+      if (!placed.isEmpty() && r.nextInt(4) == 0) {
+        ledger.release(placed.remove(r.nextInt(placed.size())));
+      }
+      if (r.nextInt(50) == 0) {
+        GpuNode node = nodes.get(r.nextInt(nodes.size()));
+        List<Gpu> gpus = new ArrayList<>(node.gpus());
+        int g = r.nextInt(gpus.size());
+        Gpu old = gpus.get(g);
+        gpus.set(
+            g,
+            new Gpu(
+                old.uuid(),
+                old.index(),
+                old.model(),
+                old.memoryMib(),
+                old.computeMilli(),
+                !old.healthy(),
+                old.parentUuid(),
+                old.migProfile()));
+        ledger.putNode(new GpuNode(node.name(), gpus, node.cpuMilli(), node.memoryMib()));
+      }
+    }
+    assertThat(fits).as("the replay places pods").isGreaterThan(100);
+  }
+
+  private static NodeView view(Ledger ledger, String name) {
+    var u = ledger.nodeUsage(name);
+    long cpu = u.node().cpuMilli() == 0 ? 0 : u.freeCpuMilli();
+    return new NodeView(u.node(), u.usage(), cpu, 0);
+  }
+
+  private static PodDemand pod(SplittableRandom r, String name) {
+    List<GpuDemand> containers = new ArrayList<>();
+    int kind = r.nextInt(10);
+    if (kind < 6) {
+      containers.add(GpuDemand.share("main", 50 * (1 + r.nextInt(19)), 0));
+    } else if (kind < 9) {
+      containers.add(GpuDemand.whole("main", 1 + r.nextInt(4), 0));
+    } else {
+      containers.add(GpuDemand.share("a", 100 * (1 + r.nextInt(5)), 0));
+      containers.add(GpuDemand.share("b", 100 * (1 + r.nextInt(5)), 0));
+    }
+    Set<String> models = r.nextInt(6) == 0 ? Set.of("a100") : Set.of();
+    long cpu = 1000L * r.nextInt(9);
+    return new PodDemand("ns/" + name, name, containers, models, Set.of(), Set.of(), cpu, 0);
+  }
+
+  /** {@code sharegpu} computed the plain way: every fragment from scratch on every call. */
+  static final class ReferenceShareGpu implements PlacementPolicy, GpuPreference, HostOnlyScore {
+    private final Workload workload = new Workload();
+
+    @Override
+    public String name() {
+      return "sharegpu-reference";
+    }
+
+    @Override
+    public void observe(PodDemand pod) {
+      PodShape shape = PodShape.of(pod);
+      workload.add(shape, shape.totalGpuMilli() / 1000.0);
+    }
+
+    @Override
+    public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
+      return score(view, NodeState.after(view, pod, grant));
+    }
+
+    @Override
+    public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
+      return score(view, NodeState.after(view, List.of(), cpuMilli));
+    }
+
+    private double score(NodeView view, NodeState after) {
+      double tie = -after.totalFree() * 1e-6 - (after.cpuTracked ? after.freeCpu * 1e-12 : 0);
+      if (workload.total() == 0) {
+        return tie * 1e6;
+      }
+      double growth = after.fragment(workload) - NodeState.of(view).fragment(workload);
+      return -growth + tie;
+    }
+
+    @Override
+    public double gpuScore(
+        Gpu gpu, int usedMilli, long usedMemoryMib, int addMilli, long addMemoryMib) {
+      double bestFit = -(gpu.computeMilli() - usedMilli) * 1e-6;
+      if (workload.total() == 0) {
+        return bestFit;
+      }
+      return -FgdPolicy.gpuFragmentGrowth(workload, gpu, usedMilli, addMilli) + bestFit;
+    }
+  }
+
+  /** {@code fgd} computed the plain way. */
+  static final class ReferenceFgd implements PlacementPolicy, GpuPreference, HostOnlyScore {
+    private final KubeScores scores;
+    private final boolean quantized;
+    private Workload workload = new Workload();
+    private boolean primed;
+
+    ReferenceFgd(long seed, boolean quantized) {
+      this.scores = new KubeScores(seed);
+      this.quantized = quantized;
+    }
+
+    void prime(List<PodShape> pods) {
+      workload = Workload.fit(pods, FgdPolicy.COVERAGE);
+      primed = true;
+    }
+
+    @Override
+    public String name() {
+      return "fgd-reference";
+    }
+
+    @Override
+    public void observe(PodDemand pod) {
+      if (!primed) {
+        workload.add(PodShape.of(pod), 1);
+      }
+    }
+
+    @Override
+    public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
+      double b = NodeState.of(view).fragment(workload);
+      double a = NodeState.after(view, pod, grant).fragment(workload);
+      return nodeScore(b - a);
+    }
+
+    @Override
+    public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
+      double b = NodeState.of(view).fragment(workload);
+      double a = NodeState.after(view, List.of(), cpuMilli).fragment(workload);
+      return nodeScore(b - a);
+    }
+
+    private double nodeScore(double decrease) {
+      if (!quantized) {
+        return decrease + 1e-6 * scores.next();
+      }
+      return scores.node((long) (100 * KubeScores.sigmoid(decrease / 1000)));
+    }
+
+    @Override
+    public double gpuScore(
+        Gpu gpu, int usedMilli, long usedMemoryMib, int addMilli, long addMemoryMib) {
+      return -FgdPolicy.gpuFragmentGrowth(workload, gpu, usedMilli, addMilli);
+    }
+  }
+}
