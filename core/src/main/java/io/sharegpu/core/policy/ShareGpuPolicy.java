@@ -1,6 +1,7 @@
 package io.sharegpu.core.policy;
 
 import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.ledger.GpuUsage;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.placement.GpuPreference;
 import io.sharegpu.core.placement.NodeView;
@@ -9,34 +10,55 @@ import io.sharegpu.core.request.PodDemand;
 import java.util.List;
 
 /**
- * ShareGPU's default policy: online fragmentation descent. It learns the workload only from the
- * pods it has observed: every shape seen, weighted by the GPU compute those pods asked for (so a
- * shape matters as much as the capacity it needs, not as its pod count), and places each pod where
- * the expected fragment ({@link NodeState#fragment}: GPU compute that the pods to come could not
- * use) grows least, in exact arithmetic rather than an integer score. Ties go to the node with less
- * free GPU left (packing), then less free CPU. A share goes to the GPU where the fragment grows
- * least, then to the GPU with the least free compute. Before it has seen any pod it packs.
+ * ShareGPU's default policy: online fragmentation descent with host-resource stranding. It learns
+ * the workload only from the pods it has observed and places each pod where the node's expected
+ * waste grows least. The expected waste of a node has two parts:
+ *
+ * <ol>
+ *   <li>the expected fragment ({@link NodeState#fragment}: GPU compute that the pods to come could
+ *       not use), over every shape seen, each weighted by the GPU compute those pods asked for (so
+ *       a shape matters as much as the capacity it needs, not as its pod count);
+ *   <li>the stranded GPU compute: free GPU compute that the node's free host CPU or host memory
+ *       cannot feed, at the CPU and memory per GPU that the observed GPU pods asked for on average
+ *       ({@code max(0, freeGpu - freeCpu / cpuPerGpu, freeGpu - freeMemory / memoryPerGpu)}). A
+ *       node whose CPU runs out strands all its free GPU; this term steers CPU-hungry pods (and
+ *       pods without GPUs) to nodes with CPU to spare long before that cliff. Nodes that do not
+ *       track host CPU or memory (the extender's) have no stranding.
+ * </ol>
+ *
+ * <p>Scores are exact arithmetic rather than an integer score. Ties go to the node with less free
+ * GPU left (packing), then less free CPU. A share goes to the GPU where the fragment grows least,
+ * then to the GPU with the least free compute. Before it has seen any pod it packs.
  */
 public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, HostOnlyScore {
   /** Registered name. */
   public static final String NAME = "sharegpu";
 
+  /** Default weight of stranded GPU compute against the expected fragment. */
+  static final double DEFAULT_STRAND_WEIGHT = 2.0;
+
   private final Workload workload = new Workload();
   private final FragmentIndex index = new FragmentIndex();
   private long observed;
   private final double byCount;
+  private final double strandWeight;
+  private double gpuSeen;
+  private double cpuSeen;
+  private double memorySeen;
 
   /** A policy that has seen no pod yet; pods count by the GPUs they ask for. */
   public ShareGpuPolicy() {
-    this(0);
+    this(0, DEFAULT_STRAND_WEIGHT);
   }
 
   /**
    * @param byCount how a pod counts in the workload model: {@code byCount} per pod plus {@code 1 -
    *     byCount} per GPU it asks for (0, the default, measured best on the trace)
+   * @param strandWeight weight of the stranded GPU compute (0 = plain fragmentation descent)
    */
-  ShareGpuPolicy(double byCount) {
+  ShareGpuPolicy(double byCount, double strandWeight) {
     this.byCount = byCount;
+    this.strandWeight = strandWeight;
   }
 
   @Override
@@ -44,9 +66,17 @@ public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, Hos
     return NAME;
   }
 
+  /** Counts the pod's shape, and its host CPU and memory if it asks for GPUs. */
   @Override
   public void observe(PodDemand pod) {
-    observe(PodShape.of(pod));
+    PodShape shape = PodShape.of(pod);
+    long gpu = shape.totalGpuMilli();
+    if (gpu > 0) {
+      gpuSeen += gpu;
+      cpuSeen += pod.cpuMilli();
+      memorySeen += pod.memoryMib();
+    }
+    observe(shape);
   }
 
   /** Counts one pod of this shape (the simulator also reports pods without GPUs here). */
@@ -62,23 +92,67 @@ public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, Hos
 
   @Override
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
-    return score(view, grant, pod.cpuMilli());
+    return score(view, grant, pod.cpuMilli(), pod.memoryMib());
   }
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
-    return score(view, List.of(), cpuMilli);
+    return score(view, List.of(), cpuMilli, memoryMib);
   }
 
-  private double score(NodeView view, List<ContainerGrant> grant, long cpuMilli) {
+  private double score(NodeView view, List<ContainerGrant> grant, long cpuMilli, long memoryMib) {
     double fragmentAfter = index.after(view, workload, grant, cpuMilli);
-    double tie =
-        -index.lastTotalFree() * 1e-6 - (index.lastCpuTracked() ? index.lastFreeCpu() * 1e-12 : 0);
+    int freeAfter = index.lastTotalFree();
+    double tie = -freeAfter * 1e-6 - (index.lastCpuTracked() ? index.lastFreeCpu() * 1e-12 : 0);
     if (workload.total() == 0) {
       return tie * 1e6;
     }
     double growth = fragmentAfter - index.before(view, workload);
+    if (strandWeight != 0) {
+      growth += strandWeight * strandingGrowth(view, freeAfter, cpuMilli, memoryMib);
+    }
     return -growth + tie;
+  }
+
+  /** How much the stranded GPU compute of the node grows when the pod takes its resources. */
+  private double strandingGrowth(NodeView view, int freeAfter, long cpuMilli, long memoryMib) {
+    boolean cpuTracked = view.node().cpuMilli() > 0 && cpuSeen > 0;
+    boolean memoryTracked = view.node().memoryMib() > 0 && memorySeen > 0;
+    if (!cpuTracked && !memoryTracked) {
+      return 0;
+    }
+    int freeBefore = 0;
+    List<GpuUsage> gpus = view.gpus();
+    for (int i = 0, n = gpus.size(); i < n; i++) {
+      GpuUsage u = gpus.get(i);
+      if (u.gpu().healthy() && !u.exclusive()) {
+        freeBefore += u.freeMilli();
+      }
+    }
+    long cpu = view.freeCpuMilli();
+    long memory = view.freeMemoryMib();
+    double before = stranded(freeBefore, cpu, cpuTracked, memory, memoryTracked);
+    double after =
+        stranded(
+            freeAfter,
+            Math.max(0, cpu - cpuMilli),
+            cpuTracked,
+            Math.max(0, memory - memoryMib),
+            memoryTracked);
+    return after - before;
+  }
+
+  /** Free GPU compute (milli) that this much free host CPU and memory cannot feed. */
+  private double stranded(
+      int freeGpu, long freeCpu, boolean cpuTracked, long freeMemory, boolean memoryTracked) {
+    double s = 0;
+    if (cpuTracked) {
+      s = Math.max(s, freeGpu - freeCpu * gpuSeen / cpuSeen);
+    }
+    if (memoryTracked) {
+      s = Math.max(s, freeGpu - freeMemory * gpuSeen / memorySeen);
+    }
+    return s;
   }
 
   @Override

@@ -152,7 +152,10 @@ class FastFragmentEquivalenceTest {
     return new PodDemand("ns/" + name, name, containers, models, Set.of(), Set.of(), cpu, 0);
   }
 
-  /** {@code sharegpu} computed the plain way: every fragment from scratch on every call. */
+  /**
+   * {@code sharegpu} computed the plain way: every fragment from scratch on every call, and the
+   * stranded GPU from the node's plain numbers.
+   */
   static final class ReferenceShareGpu implements PlacementPolicy, GpuPreference, HostOnlyScore {
     private final Workload workload = new Workload();
 
@@ -161,29 +164,59 @@ class FastFragmentEquivalenceTest {
       return "sharegpu-reference";
     }
 
+    private double gpuSeen;
+    private double cpuSeen;
+    private double memorySeen;
+
     @Override
     public void observe(PodDemand pod) {
       PodShape shape = PodShape.of(pod);
+      if (shape.totalGpuMilli() > 0) {
+        gpuSeen += shape.totalGpuMilli();
+        cpuSeen += pod.cpuMilli();
+        memorySeen += pod.memoryMib();
+      }
       workload.add(shape, shape.totalGpuMilli() / 1000.0);
     }
 
     @Override
     public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
-      return score(view, NodeState.after(view, pod, grant));
+      return score(view, NodeState.after(view, pod, grant), pod.memoryMib());
     }
 
     @Override
     public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
-      return score(view, NodeState.after(view, List.of(), cpuMilli));
+      return score(view, NodeState.after(view, List.of(), cpuMilli), memoryMib);
     }
 
-    private double score(NodeView view, NodeState after) {
+    private double score(NodeView view, NodeState after, long memoryMib) {
       double tie = -after.totalFree() * 1e-6 - (after.cpuTracked ? after.freeCpu * 1e-12 : 0);
       if (workload.total() == 0) {
         return tie * 1e6;
       }
-      double growth = after.fragment(workload) - NodeState.of(view).fragment(workload);
+      NodeState before = NodeState.of(view);
+      double growth = after.fragment(workload) - before.fragment(workload);
+      boolean cpu = view.node().cpuMilli() > 0 && cpuSeen > 0;
+      boolean memory = view.node().memoryMib() > 0 && memorySeen > 0;
+      if (cpu || memory) {
+        long memoryAfter = Math.max(0, view.freeMemoryMib() - memoryMib);
+        double sb =
+            stranded(before.totalFree(), view.freeCpuMilli(), cpu, view.freeMemoryMib(), memory);
+        double sa = stranded(after.totalFree(), after.freeCpu, cpu, memoryAfter, memory);
+        growth += ShareGpuPolicy.DEFAULT_STRAND_WEIGHT * (sa - sb);
+      }
       return -growth + tie;
+    }
+
+    private double stranded(int gpu, long cpu, boolean cpuOn, long memory, boolean memoryOn) {
+      double s = 0;
+      if (cpuOn) {
+        s = Math.max(s, gpu - cpu * gpuSeen / cpuSeen);
+      }
+      if (memoryOn) {
+        s = Math.max(s, gpu - memory * gpuSeen / memorySeen);
+      }
+      return s;
     }
 
     @Override

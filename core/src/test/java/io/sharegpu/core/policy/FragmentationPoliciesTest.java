@@ -112,4 +112,59 @@ class FragmentationPoliciesTest {
             new NodeView(r.node(), r.usage(), r.freeCpuMilli(), r.freeHostMemoryMib()), 4000, 0);
     assertThat(onRoomy).isGreaterThan(onTight);
   }
+
+  @Test
+  void shareGpuKeepsEnoughHostCpuToFeedTheGpusLeft() {
+    // GPU pods seen ask for 10 CPU milli per GPU milli. "a" has 1500m GPU and 28 cores free: a
+    // 20-core share there leaves 1000m GPU with 8 cores, enough for 800m only. "b" has CPU to
+    // spare.
+    // The fragment alone does not tell them apart (both leave GPU the seen shape fits) and packing
+    // would pick "a"; the stranded GPU sends the pod to "b".
+    PolicyTestSupport c =
+        new PolicyTestSupport().node("a", 2, 28000).node("b", 2, 200000).used("a", 0, 500);
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    ShareGpuPolicy plain = new ShareGpuPolicy(0, 0);
+    for (int i = 0; i < 20; i++) {
+      policy.observe(share("seen" + i, 500, 5000));
+      plain.observe(share("seen" + i, 500, 5000));
+    }
+    assertThat(c.placeUnobserved(plain, share("p", 500, 20000))).isEqualTo("a/0");
+    assertThat(c.placeUnobserved(policy, share("p", 500, 20000))).isEqualTo("b/0");
+  }
+
+  @Test
+  void shareGpuSendsCpuOnlyPodsWhereCpuIsLeastNeeded() {
+    // 8 cores per GPU seen; "lean" has 2 idle GPUs and 20 cores, "fat" 2 idle GPUs and 60 cores.
+    // A 6-core pod without GPU leaves "lean" 14 cores (1750m of GPU fed), "fat" 54 (all fed).
+    PolicyTestSupport c = new PolicyTestSupport().node("lean", 2, 20000).node("fat", 2, 60000);
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    for (int i = 0; i < 10; i++) {
+      policy.observe(PolicyTestSupport.whole("seen" + i, 1, 8000));
+    }
+    assertThat(hostOnly(c, policy, "fat", 6000)).isGreaterThan(hostOnly(c, policy, "lean", 6000));
+    // without stranding both nodes keep the 8 cores a seen pod asks for: no difference in fragment
+    ShareGpuPolicy plain = new ShareGpuPolicy(0, 0);
+    for (int i = 0; i < 10; i++) {
+      plain.observe(PolicyTestSupport.whole("seen" + i, 1, 8000));
+    }
+    assertThat(hostOnly(c, plain, "fat", 6000) - hostOnly(c, plain, "lean", 6000))
+        .isCloseTo(0, within(1e-3));
+  }
+
+  @Test
+  void shareGpuIgnoresHostResourcesOnNodesThatDoNotTrackThem() {
+    // cpuMilli 0 = not tracked (the extender): the stranding term must not appear
+    PolicyTestSupport c = new PolicyTestSupport().node("x", 2, 0).node("y", 2, 0).used("x", 0, 500);
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    for (int i = 0; i < 20; i++) {
+      policy.observe(share("seen" + i, 500, 5000));
+    }
+    assertThat(c.placeUnobserved(policy, share("p", 500, 20000))).isEqualTo("x/0");
+  }
+
+  private static double hostOnly(PolicyTestSupport c, ShareGpuPolicy p, String node, long cpu) {
+    NodeUsage u = c.ledger().nodeUsage(node);
+    return p.scoreHostOnly(
+        new NodeView(u.node(), u.usage(), u.freeCpuMilli(), u.freeHostMemoryMib()), cpu, 0);
+  }
 }
