@@ -6,6 +6,7 @@ import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.placement.GpuPreference;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,15 +15,24 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Baseline: keep pods with the same GPU request together. A node that holds only pods of the pod's
- * GPU request scores 75..100, one that holds them among others 50..75, an idle node 25..50, a node
- * with other requests only 0..25; within a band, less free GPU is better. A share goes to the
- * fitting GPU with the least free compute. The GPU request of pods on a node is known from {@link
+ * Baseline: keep pods of the same GPU affinity together, as the FGD paper's artifact does. The
+ * affinity of a pod is "share" for any fraction of one GPU and "k whole GPUs" otherwise, so all
+ * sharing pods form one group whatever their share. A node that holds only pods of the pod's
+ * affinity scores 75..100, one that holds them among others 50..75, a node without GPU pods 25..50,
+ * a node with other affinities only 0..25; within a band, less free GPU is better ({@code 25 *
+ * (8000 - free milli) / 8000}, integer). Pods without GPUs score 0 everywhere. A share goes to the
+ * fitting GPU with the least free compute. The affinity of pods on a node is known from {@link
  * #observe}.
  */
 public final class ClusteringPolicy implements PlacementPolicy, GpuPreference, HostOnlyScore {
   /** Registered name. */
   public static final String NAME = "clustering";
+
+  /** Affinity of sharing pods. */
+  static final int SHARE = -1;
+
+  /** Affinity of pods without GPUs; they do not count on a node. */
+  static final int NO_GPU = 0;
 
   private final KubeScores scores;
   private final Map<String, Integer> requestByPod = new HashMap<>();
@@ -39,17 +49,27 @@ public final class ClusteringPolicy implements PlacementPolicy, GpuPreference, H
 
   @Override
   public void observe(PodDemand pod) {
-    requestByPod.put(pod.podKey(), key(pod));
+    int k = key(pod);
+    if (k != NO_GPU) {
+      requestByPod.put(pod.podKey(), k);
+    }
   }
 
-  private static int key(PodDemand pod) {
+  /** The pod's affinity: {@link #SHARE} for a fraction of one GPU, else its number of GPUs. */
+  static int key(PodDemand pod) {
     PodShape s = PodShape.of(pod);
-    return s.gpuMilli() * 100 + s.gpuCount();
+    if (s.gpuCount() == 0) {
+      return NO_GPU;
+    }
+    return s.gpuMilli() < GpuDemand.WHOLE_GPU_MILLI ? SHARE : s.gpuCount();
   }
 
   @Override
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
     int mine = key(pod);
+    if (mine == NO_GPU) {
+      return scores.node(0);
+    }
     Set<Integer> onNode = new HashSet<>();
     for (GpuUsage u : view.gpus()) {
       for (String k : u.podKeys()) {
