@@ -9,10 +9,8 @@ import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Baseline: keep pods of the same GPU affinity together, as the FGD paper's artifact does. The
@@ -36,6 +34,7 @@ public final class ClusteringPolicy implements PlacementPolicy, GpuPreference, H
 
   private final KubeScores scores;
   private final Map<String, Integer> requestByPod = new HashMap<>();
+  private final Map<String, Known> byNode = new HashMap<>();
 
   /** A policy breaking ties with {@code seed}. */
   public ClusteringPolicy(long seed) {
@@ -70,25 +69,55 @@ public final class ClusteringPolicy implements PlacementPolicy, GpuPreference, H
     if (mine == NO_GPU) {
       return scores.node(0);
     }
-    Set<Integer> onNode = new HashSet<>();
-    for (GpuUsage u : view.gpus()) {
-      for (String k : u.podKeys()) {
-        Integer r = requestByPod.get(k);
-        if (r != null) {
-          onNode.add(r);
-        }
-      }
-    }
-    long left = NodeState.of(view).totalFree();
+    long onNode = affinities(view);
+    long left = NodeState.totalFree(view);
     long base = 25 * (8000 - left) / 8000;
     long band;
-    if (onNode.contains(mine)) {
-      band = onNode.size() == 1 ? 75 : 50;
+    if ((onNode & bit(mine)) != 0) {
+      band = Long.bitCount(onNode) == 1 ? 75 : 50;
     } else {
-      band = onNode.isEmpty() ? 25 : 0;
+      band = onNode == 0 ? 25 : 0;
     }
     return scores.node(band + base);
   }
+
+  /**
+   * The affinities of the observed pods on the node, one bit each ({@link #bit}); remembered per
+   * node until its usage changes, unless some pod on it has not been observed yet.
+   */
+  private long affinities(NodeView view) {
+    List<GpuUsage> gpus = view.gpus();
+    String name = view.node().name();
+    Known known = byNode.get(name);
+    if (known != null && known.gpus == gpus) {
+      return known.mask;
+    }
+    long mask = 0;
+    boolean complete = true;
+    for (int i = 0, n = gpus.size(); i < n; i++) {
+      List<String> pods = gpus.get(i).podKeys();
+      for (int j = 0, pn = pods.size(); j < pn; j++) {
+        Integer r = requestByPod.get(pods.get(j));
+        if (r == null) {
+          complete = false;
+        } else {
+          mask |= bit(r);
+        }
+      }
+    }
+    if (complete) {
+      byNode.put(name, new Known(gpus, mask));
+    }
+    return mask;
+  }
+
+  /** One bit per affinity: bit 0 for shares, bit k for k whole GPUs (63 and more share bit 63). */
+  static long bit(int affinity) {
+    return affinity == SHARE ? 1L : 1L << Math.min(affinity, 63);
+  }
+
+  /** The affinity bits of a node for one usage list of it. */
+  private record Known(List<GpuUsage> gpus, long mask) {}
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
