@@ -100,6 +100,29 @@ class BaselinePoliciesTest {
     assertThat(ClusteringPolicy.key(whole("x", 2, 0))).isEqualTo(2);
   }
 
+  @Test
+  void clusteringSeesNewPodsAndLateObservations() {
+    PolicyTestSupport c = new PolicyTestSupport().node("a", 8, 96000);
+    ClusteringPolicy policy = new ClusteringPolicy(3);
+    commit(c, policy, share("s1", 500, 0), "a");
+    PodDemand pod = share("p", 200, 0);
+    Placement placement = new Placement(c.ledger(), policy);
+    assertThat(score(c, placement, policy, pod, "a")).isEqualTo(75 + 1);
+    // a whole-GPU pod joins the node: it now holds two affinities
+    commit(c, policy, whole("w1", 1, 0), "a");
+    placement = new Placement(c.ledger(), policy);
+    assertThat(score(c, placement, policy, pod, "a")).isEqualTo(50 + 4);
+    // a pod the policy has not observed does not count until it is observed
+    PolicyTestSupport d = new PolicyTestSupport().node("a", 8, 96000);
+    ClusteringPolicy fresh = new ClusteringPolicy(3);
+    PodDemand unseen = whole("w2", 1, 0);
+    d.ledger().commit(new Placement(d.ledger(), fresh).choose(unseen, "a").orElseThrow());
+    Placement pd = new Placement(d.ledger(), fresh);
+    assertThat(score(d, pd, fresh, pod, "a")).isEqualTo(25 + 3);
+    fresh.observe(unseen);
+    assertThat(score(d, pd, fresh, pod, "a")).isEqualTo(3);
+  }
+
   private static void commit(
       PolicyTestSupport c, ClusteringPolicy policy, PodDemand pod, String node) {
     policy.observe(pod);
