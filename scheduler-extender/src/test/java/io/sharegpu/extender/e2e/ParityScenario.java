@@ -59,6 +59,18 @@ final class ParityScenario {
 
   static final String NODE_LABEL_VALUE = "policy-parity";
 
+  /**
+   * The pods' image. Every node but {@link #NODE_WITHOUT_IMAGE} reports it (20 GiB) in {@code
+   * status.images}, so kube-scheduler's {@code ImageLocality} scores that node 100 lower than the
+   * others: the extender's answer has to outweigh it whenever the policy prefers that node.
+   */
+  static final String IMAGE = "registry.example.com/sharegpu/cuda-app:12.4";
+
+  static final long IMAGE_BYTES = 20L << 30;
+
+  /** The node whose status does not list {@link #IMAGE}. */
+  static final String NODE_WITHOUT_IMAGE = "parity-t4-2";
+
   /** The extender's policy seed ({@code ExtenderConfiguration} uses 1). */
   static final long POLICY_SEED = 1L;
 
@@ -236,7 +248,7 @@ final class ParityScenario {
       cs.add(
           new ContainerBuilder()
               .withName(c.name())
-              .withImage("registry.k8s.io/pause:3.10")
+              .withImage(IMAGE)
               .withNewResources()
               .withLimits(gpu)
               .withRequests(requests)

@@ -2,6 +2,8 @@ package io.sharegpu.extender.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ContainerImage;
+import io.fabric8.kubernetes.api.model.ContainerImageBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -59,11 +61,14 @@ import org.junit.jupiter.api.Test;
  *       replay takes the first. The replay checks at every step that exactly one node gets the top
  *       score ({@link ParityScenarioTest} checks it without a cluster too); GPU ties inside a node
  *       are broken by GPU index on both sides.
- *   <li><b>kube-scheduler's own score plugins.</b> The pods request host CPU and memory and the
- *       nodes differ in CPU size and use, so {@code NodeResourcesFit} and {@code
- *       NodeResourcesBalancedAllocation} do not score the nodes alike. The extender answers 10 for
- *       the policy's best node and at most 3 for the others, a lead of at least 350 points with
- *       weight 5, which those plugins (and {@code ImageLocality}) cannot undo.
+ *   <li><b>kube-scheduler's own score plugins.</b> They are not neutralised but made to disagree:
+ *       the pods request host CPU and memory and the nodes differ in CPU size and use ({@code
+ *       NodeResourcesFit}, {@code NodeResourcesBalancedAllocation}), and every node but the T4 one
+ *       lists the pods' image ({@code ImageLocality} gives them 100 more). The extender answers 10
+ *       for the policy's best node and at most 3 for the others, a lead of at least 350 points with
+ *       weight 5, which those plugins cannot undo. With core's scores passed through unchanged (a
+ *       runner-up at 8, 100 points behind) this test fails: the second pod goes to an A100 node
+ *       instead of the policy's T4.
  *   <li><b>kube-scheduler's own filters.</b> Host CPU always fits (checked by {@link
  *       ParityScenarioTest}), node-level sums of {@code sharegpu.io/*} are looser than per-GPU fit,
  *       and the pods select the scenario's nodes by label, so the candidates are the nodes the
@@ -189,7 +194,9 @@ class PolicyParityE2E {
       }
     }
     assertThat(differences)
-        .as("pods placed differently by kube-scheduler + extender than in-process")
+        .as(
+            "pods placed differently by kube-scheduler + extender than in-process (after the first,"
+                + " the two run on different states)")
         .isEmpty();
     assertThat(observed).isEqualTo(expected);
     // the scenario uses more than one node, so a constant answer would not pass
@@ -270,6 +277,14 @@ class PolicyParityE2E {
     capacity.put(ShareGpuResources.GPU_MILLI, new Quantity(Long.toString(n.count() * 1000L)));
     capacity.put(
         ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(n.count() * n.memoryMib())));
+    List<ContainerImage> images =
+        n.name().equals(ParityScenario.NODE_WITHOUT_IMAGE)
+            ? List.of()
+            : List.of(
+                new ContainerImageBuilder()
+                    .withNames(ParityScenario.IMAGE)
+                    .withSizeBytes(ParityScenario.IMAGE_BYTES)
+                    .build());
     client
         .nodes()
         .withName(n.name())
@@ -279,6 +294,7 @@ class PolicyParityE2E {
                     .editOrNewStatus()
                     .withCapacity(capacity)
                     .withAllocatable(capacity)
+                    .withImages(images)
                     .withConditions(
                         new NodeConditionBuilder()
                             .withType("Ready")
