@@ -42,8 +42,8 @@ import java.util.TreeMap;
 
 /**
  * The small heterogeneous scenario of {@link PolicyParityE2E}, and its in-process replay through
- * core's {@link Placement}: eight GPU nodes of six models with GPUs already in use, and a fixed
- * sequence of 32 pods (shares of many sizes, one, two and three whole GPUs, explicit memory, model
+ * core's {@link Placement}: eight GPU nodes of seven models with GPUs already in use, and a fixed
+ * sequence of 32 pods (shares of many sizes, one and two whole GPUs, explicit memory, model
  * constraints, a pod with two GPU containers).
  *
  * <p>The replay feeds the policy exactly as the extender does: nodes come from the GPUNodes through

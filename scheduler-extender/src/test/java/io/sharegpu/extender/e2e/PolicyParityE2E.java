@@ -45,11 +45,11 @@ import org.junit.jupiter.api.Test;
  * The extender behind the real kube-scheduler makes the same choices as the simulator's placement
  * loop: node and GPU UUIDs, pod by pod.
  *
- * <p>Eight GPU nodes of six models with GPUs already in use ({@link ParityScenario}) are created as
- * Node and GPUNode objects, with pods that are already bound; then the extender jar starts with its
- * default settings (so with its default policy, {@code sharegpu}) and kube-scheduler with {@code
- * examples/scheduler-config.yaml} (weight 5). 32 pods are submitted one at a time, each waited for
- * until bound, and each pod's choice is read from its {@code spec.nodeName} and {@code
+ * <p>Eight GPU nodes of seven models with GPUs already in use ({@link ParityScenario}) are created
+ * as Node and GPUNode objects, with pods that are already bound; then the extender jar starts with
+ * its default settings (so with its default policy, {@code sharegpu}) and kube-scheduler with
+ * {@code examples/scheduler-config.yaml} (weight 5). 32 pods are submitted one at a time, each
+ * waited for until bound, and each pod's choice is read from its {@code spec.nodeName} and {@code
  * sharegpu.io/assigned-gpus*} annotations. The same pods (with their UIDs, as read back) are then
  * replayed in-process through core's {@code Placement} with a fresh {@code sharegpu} policy fed the
  * way the extender feeds it ({@link ParityScenario#replay}), and the choices must be identical.
