@@ -30,6 +30,7 @@ public final class Ledger {
   private final Map<String, Allocation> byUid;
   private final Map<String, Set<String>> uidsByNode;
   private final Map<String, long[]> hostByUid;
+  private final StateClasses classes;
   private long version;
 
   /** Creates an empty ledger. */
@@ -38,12 +39,14 @@ public final class Ledger {
     byUid = new LinkedHashMap<>();
     uidsByNode = new HashMap<>();
     hostByUid = new HashMap<>();
+    classes = new StateClasses();
   }
 
   private Ledger(Ledger o) {
+    classes = new StateClasses(o.classes);
     nodes = new LinkedHashMap<>();
     for (Map.Entry<String, NodeUsage> e : o.nodes.entrySet()) {
-      nodes.put(e.getKey(), e.getValue().copy());
+      nodes.put(e.getKey(), e.getValue().copy(classes));
     }
     byUid = new LinkedHashMap<>(o.byUid);
     uidsByNode = new HashMap<>();
@@ -59,7 +62,7 @@ public final class Ledger {
    * kept; they count on the GPUs that still exist.
    */
   public void putNode(GpuNode node) {
-    NodeUsage usage = new NodeUsage(node);
+    NodeUsage usage = new NodeUsage(node, classes);
     Set<String> uids = uidsByNode.get(node.name());
     if (uids != null) {
       for (String uid : uids) {
@@ -70,7 +73,7 @@ public final class Ledger {
       }
     }
     nodes.put(node.name(), usage);
-    version++;
+    changed();
   }
 
   /**
@@ -79,7 +82,7 @@ public final class Ledger {
    */
   public void removeNode(String name) {
     if (nodes.remove(name) != null) {
-      version++;
+      changed();
     }
   }
 
@@ -254,7 +257,7 @@ public final class Ledger {
     if (host != null) {
       hostByUid.put(a.podUid(), host);
     }
-    version++;
+    changed();
   }
 
   /** Releases the allocation of this pod UID and returns it; empty when there is none. */
@@ -275,7 +278,7 @@ public final class Ledger {
         uidsByNode.remove(a.node());
       }
     }
-    version++;
+    changed();
     return Optional.of(a);
   }
 
@@ -333,6 +336,15 @@ public final class Ledger {
   /** Returns a number that changes whenever the ledger changes (for caches). */
   public long version() {
     return version;
+  }
+
+  /**
+   * Counts a change. The table behind {@link NodeUsage#stateClass} is trimmed here, never while
+   * callers read, so that the numbers they hold stay valid until the ledger next changes.
+   */
+  private void changed() {
+    version++;
+    classes.trim(2 * nodes.size() + 64);
   }
 
   private long @Nullable [] hostOf(String uid) {
