@@ -31,6 +31,7 @@ public final class Ledger {
   private final Map<String, Set<String>> uidsByNode;
   private final Map<String, long[]> hostByUid;
   private final StateClasses classes;
+  private NodeTable table;
   private long version;
 
   /** Creates an empty ledger. */
@@ -40,6 +41,7 @@ public final class Ledger {
     uidsByNode = new HashMap<>();
     hostByUid = new HashMap<>();
     classes = new StateClasses();
+    table = new NodeTable(16);
   }
 
   private Ledger(Ledger o) {
@@ -47,6 +49,10 @@ public final class Ledger {
     nodes = new LinkedHashMap<>();
     for (Map.Entry<String, NodeUsage> e : o.nodes.entrySet()) {
       nodes.put(e.getKey(), e.getValue().copy(classes));
+    }
+    table = new NodeTable(nodes.size());
+    for (Map.Entry<String, NodeUsage> e : nodes.entrySet()) {
+      table.put(e.getKey(), e.getValue());
     }
     byUid = new LinkedHashMap<>(o.byUid);
     uidsByNode = new HashMap<>();
@@ -73,6 +79,7 @@ public final class Ledger {
       }
     }
     nodes.put(node.name(), usage);
+    table.put(node.name(), usage);
     changed();
   }
 
@@ -82,6 +89,7 @@ public final class Ledger {
    */
   public void removeNode(String name) {
     if (nodes.remove(name) != null) {
+      table.remove(name);
       changed();
     }
   }
@@ -108,7 +116,30 @@ public final class Ledger {
 
   /** Returns the live usage of a node's GPUs, or null when the node is unknown. */
   public @Nullable NodeUsage nodeUsage(String name) {
-    return nodes.get(name);
+    int slot = table.find(name);
+    return slot < 0 ? null : table.usage(slot);
+  }
+
+  /**
+   * Returns where the ledger keeps this node, for {@link #nodeUsage(int)} and {@link
+   * #stateClass(int)}, or -1 when the node is unknown. Valid until the ledger next changes. The
+   * fastest lookup: it reads a few arrays, not the node's objects.
+   */
+  public int nodeSlot(String name) {
+    return table.find(name);
+  }
+
+  /** Returns the live usage of the node in this {@link #nodeSlot slot}. */
+  public NodeUsage nodeUsage(int slot) {
+    return table.usage(slot);
+  }
+
+  /**
+   * Returns {@link NodeUsage#stateClass} of the node in this {@link #nodeSlot slot}, remembered
+   * until the node changes (without reading the node's objects).
+   */
+  public int stateClass(int slot) {
+    return table.stateClass(slot);
   }
 
   /**
@@ -252,6 +283,7 @@ public final class Ledger {
     }
     long[] host = cpuMilli == 0 && memoryMib == 0 ? null : new long[] {cpuMilli, memoryMib};
     apply(u, a, host, 1);
+    table.changed(a.node());
     byUid.put(a.podUid(), a);
     uidsByNode.computeIfAbsent(a.node(), k -> new LinkedHashSet<>()).add(a.podUid());
     if (host != null) {
@@ -270,6 +302,7 @@ public final class Ledger {
     NodeUsage u = nodes.get(a.node());
     if (u != null) {
       apply(u, a, host, -1);
+      table.changed(a.node());
     }
     Set<String> uids = uidsByNode.get(a.node());
     if (uids != null) {
@@ -344,7 +377,9 @@ public final class Ledger {
    */
   private void changed() {
     version++;
-    classes.trim(2 * nodes.size() + 64);
+    if (classes.trim(2 * nodes.size() + 64)) {
+      table.renumbered();
+    }
   }
 
   private long @Nullable [] hostOf(String uid) {

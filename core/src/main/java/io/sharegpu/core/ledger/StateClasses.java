@@ -36,13 +36,15 @@ final class StateClasses {
     return ids.size();
   }
 
-  /** Forgets every number when there are more than {@code limit}. */
-  void trim(int limit) {
-    if (ids.size() > limit) {
-      ids.clear();
-      models.clear();
-      epoch++;
+  /** Forgets every number when there are more than {@code limit}; returns true if it did. */
+  boolean trim(int limit) {
+    if (ids.size() <= limit) {
+      return false;
     }
+    ids.clear();
+    models.clear();
+    epoch++;
+    return true;
   }
 
   int model(String model) {

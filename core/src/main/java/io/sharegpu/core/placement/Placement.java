@@ -107,19 +107,18 @@ public final class Placement {
     lastFeasibleStamp = -1;
     int k = 0;
     for (String name : nodeNames) {
-      NodeUsage u = ledger.nodeUsage(name);
-      if (u == null) {
+      int slot = ledger.nodeSlot(name);
+      if (slot < 0) {
         rejected.put(name, new Rejection(name, noGpuNode(), List.of()));
         continue;
       }
       failure.reset();
-      Outcome o;
       if (plan.byClass) {
-        ClassEntry c = classEntry(plan, name, u, failure);
+        ClassEntry c = classEntry(plan, name, slot, failure);
         if (c != null) {
           if (c.outcome == NO_FIT) {
             if (c.reason == null) {
-              c.reason = summary(plan, u, failure, reasons);
+              c.reason = summary(plan, ledger.nodeUsage(slot), failure, reasons);
             }
             rejected.put(name, new Rejection(name, c.reason, List.of()));
           } else {
@@ -130,7 +129,8 @@ public final class Placement {
           continue;
         }
       }
-      o = outcome(plan, name, u, failure);
+      NodeUsage u = ledger.nodeUsage(slot);
+      Outcome o = outcome(plan, name, u, failure);
       if (o == NO_FIT) {
         rejected.put(name, new Rejection(name, summary(plan, u, failure, reasons), List.of()));
       } else {
@@ -159,7 +159,8 @@ public final class Placement {
     // the feasible names of the last filter, for the same pod and ledger: take its scores
     boolean same = lastFeasibleStamp == stamp && nodeNames.size() == lastFeasibleCount;
     for (String name : nodeNames) {
-      if (same && lastFeasible[k] == name) {
+      String last = same ? lastFeasible[k] : null;
+      if (last != null && (last == name || last.equals(name))) {
         double s = lastScore[k];
         names[k] = name;
         scores[k++] = s;
@@ -170,12 +171,12 @@ public final class Placement {
       same = false;
       Outcome o;
       if (plan.byClass) {
-        NodeUsage u = ledger.nodeUsage(name);
-        if (u == null) {
+        int slot = ledger.nodeSlot(name);
+        if (slot < 0) {
           o = NO_FIT;
         } else {
-          ClassEntry c = classEntry(plan, name, u, null);
-          o = c != null ? c.outcome : outcome(plan, name, u, null);
+          ClassEntry c = classEntry(plan, name, slot, null);
+          o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
         }
       } else {
         o = cache.get(name);
@@ -328,8 +329,8 @@ public final class Placement {
    * be used. Fills {@code failure} when given.
    */
   private @Nullable ClassEntry classEntry(
-      Plan plan, String name, NodeUsage u, @Nullable Failure failure) {
-    int id = u.stateClass();
+      Plan plan, String name, int slot, @Nullable Failure failure) {
+    int id = ledger.stateClass(slot);
     if (id >= byClass.length) {
       byClass = Arrays.copyOf(byClass, Math.max(id + 1, byClass.length * 2));
     }
@@ -345,6 +346,7 @@ public final class Placement {
       }
       return c;
     }
+    NodeUsage u = ledger.nodeUsage(slot);
     Failure f = failure != null ? failure : classFailure;
     f.reset();
     trackOrder = true;
