@@ -234,11 +234,17 @@ public final class Placement {
     Outcome best = null;
     double bestScore = Double.NEGATIVE_INFINITY;
     for (String name : ledger.nodeNames()) {
-      NodeUsage u = ledger.nodeUsage(name);
-      if (u == null) {
+      int slot = ledger.nodeSlot(name);
+      if (slot < 0) {
         continue;
       }
-      Outcome o = evaluate(plan, u, null);
+      Outcome o;
+      if (plan.byClass) {
+        ClassEntry c = classEntry(plan, name, slot, null);
+        o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
+      } else {
+        o = evaluate(plan, ledger.nodeUsage(slot), null);
+      }
       if (o == NO_FIT) {
         continue;
       }
@@ -249,9 +255,14 @@ public final class Placement {
         bestScore = s;
       }
     }
-    return best == null || bestNode == null
-        ? Optional.empty()
-        : Optional.of(allocation(pod, bestNode, best));
+    if (best == null || bestNode == null) {
+      return Optional.empty();
+    }
+    if (plan.byClass) {
+      // a shared outcome names the GPUs of another node in the same state: take this node's own
+      best = outcome(plan, bestNode, ledger.nodeUsage(ledger.nodeSlot(bestNode)), null);
+    }
+    return Optional.of(allocation(pod, bestNode, best));
   }
 
   /**
