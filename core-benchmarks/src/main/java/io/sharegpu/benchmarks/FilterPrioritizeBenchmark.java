@@ -36,8 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 6, time = 3)
+@Measurement(iterations = 4, time = 3)
 @Fork(1)
 public class FilterPrioritizeBenchmark {
   @Param({"1000", "5000"})

@@ -32,8 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 6, time = 3)
+@Measurement(iterations = 4, time = 3)
 @Fork(1)
 public class PlaceCommitBenchmark {
   @Param({"1000"})
