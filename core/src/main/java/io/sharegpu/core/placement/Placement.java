@@ -36,9 +36,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #filter} remembers its work for the same pod and ledger version, so that {@link
  * #prioritize} and {@link #choose} that follow do not repeat it. With a {@link StateScored} policy
- * and a pod of one container without pins or excludes, {@link #filter} and {@link #prioritize}
- * evaluate one node per {@linkplain NodeUsage#stateClass node state} and reuse the answer for the
- * other nodes in that state. Not thread-safe.
+ * and a pod of one container without pins or excludes, {@link #filter}, {@link #prioritize} and
+ * {@link #place} evaluate one node per {@linkplain NodeUsage#stateClass node state} and reuse the
+ * answer for the other nodes in that state (decisions are the same). Not thread-safe.
  */
 public final class Placement {
   private static final int UNHEALTHY = 1;
