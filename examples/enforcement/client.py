@@ -72,9 +72,13 @@ def memory(args):
 def matmul(args):
     props = torch.cuda.get_device_properties(0)
     n = args.n
-    a = torch.randn(n, n, device="cuda:0", dtype=torch.bfloat16)
-    b = torch.randn(n, n, device="cuda:0", dtype=torch.bfloat16)
-    c = torch.empty(n, n, device="cuda:0", dtype=torch.bfloat16)
+    # fp32 runs on the CUDA cores (TF32 off): far less power than bf16 tensor-core matmul, so the
+    # GPU stays below its power limit and the SM clock does not depend on how many SMs are busy.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dtype = {"bf16": torch.bfloat16, "fp32": torch.float32}[args.dtype]
+    a = torch.randn(n, n, device="cuda:0", dtype=dtype)
+    b = torch.randn(n, n, device="cuda:0", dtype=dtype)
+    c = torch.empty(n, n, device="cuda:0", dtype=dtype)
     for _ in range(5):  # warm-up: cuBLAS heuristics, clocks
         torch.matmul(a, b, out=c)
     torch.cuda.synchronize()
@@ -93,7 +97,7 @@ def matmul(args):
             break
     flops = 2.0 * n * n * n * iters
     print(json.dumps({"mode": "matmul", "name": args.name, "env": env_snapshot(), "pid": os.getpid(),
-                      "sms": props.multi_processor_count, "n": n, "iterations": iters,
+                      "sms": props.multi_processor_count, "n": n, "dtype": args.dtype, "iterations": iters,
                       "start": start, "seconds": elapsed, "tflops": flops / elapsed / 1e12}),
           flush=True)
 
@@ -108,6 +112,7 @@ def main():
     t.add_argument("--seconds", type=float, default=10.0)
     t.add_argument("--start-at", type=float, default=0.0)
     t.add_argument("--n", type=int, default=8192)
+    t.add_argument("--dtype", choices=["bf16", "fp32"], default="bf16")
     t.add_argument("--name", default="client")
     args = p.parse_args()
     if not torch.cuda.is_available():

@@ -40,7 +40,8 @@ for r in mem:
     print(f"  512 MiB blocks until refused: {r['incremental_max_mib']} MiB held")
 
 print()
-print("== Matmul throughput (bf16, n=%s) ==" % (next(iter(mm.values()))["n"] if mm else "?"))
+first = next(iter(mm.values())) if mm else {}
+print("== Matmul throughput (%s, n=%s) ==" % (first.get("dtype", "bf16"), first.get("n", "?")))
 whole = mm.get("whole/w")
 if whole is None:
     print("no whole-GPU baseline")

@@ -5,16 +5,23 @@
 # shares (0.25 GPU / 8 GiB and 0.5 GPU / 16 GiB), reports memory caps and matmul throughput, and shuts
 # the daemon down. It never changes the GPU's compute mode, MIG mode or clocks.
 #
-#   examples/enforcement/run.sh [--out DIR] [--seconds S]
+#   examples/enforcement/run.sh [--out DIR] [--seconds S] [--dtype bf16|fp32] [--n N]
+#
+# --dtype fp32 multiplies on the CUDA cores (TF32 off), which keeps the GPU below its power limit, so
+# throughput reflects the SMs a share gets rather than the clock the power budget allows.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=""
 seconds=10
+dtype=bf16
+n=8192
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
+    --dtype) dtype=$2; shift 2 ;;
+    --n) n=$2; shift 2 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -75,7 +82,7 @@ phase() { # phase-name then pairs of "label" "share-function"
   local pids=()
   while [ $# -gt 0 ]; do
     local label=$1 share=$2; shift 2
-    "$share" python3 "$client" matmul --seconds "$seconds" --start-at "$start" --name "$name/$label" \
+    "$share" python3 "$client" matmul --dtype "$dtype" --n "$n" --seconds "$seconds" --start-at "$start" --name "$name/$label" \
       >>"$results" 2>"$out/$name-$label.err" &
     pids+=($!)
   done

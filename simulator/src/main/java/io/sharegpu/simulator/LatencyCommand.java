@@ -15,6 +15,9 @@ import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,6 +63,13 @@ final class LatencyCommand {
     Placement placement = new Placement(ledger, policy);
     int warmup = Math.max(200, iterations / 5);
     long[] micros = new long[iterations];
+    long[] cpuMicros = new long[iterations];
+    long[] filterMicros = new long[iterations];
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    boolean cpuTime = threads.isCurrentThreadCpuTimeSupported();
+    List<GarbageCollectorMXBean> gcs = ManagementFactory.getGarbageCollectorMXBeans();
+    long gcCount = 0;
+    long gcMillis = 0;
     int feasible = 0;
     err.printf(
         Locale.ROOT,
@@ -71,23 +81,53 @@ final class LatencyCommand {
         warmup,
         iterations);
     for (int i = 0; i < warmup + iterations; i++) {
+      if (i == warmup) {
+        gcCount = -gcCount(gcs);
+        gcMillis = -gcMillis(gcs);
+      }
       PodDemand pod = pod(random, "p-" + i);
       policy.observe(pod);
+      long c0 = cpuTime ? threads.getCurrentThreadCpuTime() : 0;
       long t0 = System.nanoTime();
       FilterResult fr = placement.filter(pod, names);
+      long t1 = System.nanoTime();
       Map<String, Integer> scores = placement.prioritize(pod, fr.feasible());
       long t = System.nanoTime() - t0;
+      long c = cpuTime ? threads.getCurrentThreadCpuTime() - c0 : 0;
       if (i >= warmup) {
         micros[i - warmup] = t / 1000;
+        filterMicros[i - warmup] = (t1 - t0) / 1000;
+        cpuMicros[i - warmup] = c / 1000;
         feasible += scores.size();
       }
     }
+    gcCount += gcCount(gcs);
+    gcMillis += gcMillis(gcs);
     long[] sorted = micros.clone();
     Arrays.sort(sorted);
     Map<String, Object> in = new LinkedHashMap<>();
     in.put("p50Micros", percentile(sorted, 50));
     in.put("p99Micros", percentile(sorted, 99));
     in.put("maxMicros", sorted[sorted.length - 1]);
+    long[] filterSorted = filterMicros.clone();
+    Arrays.sort(filterSorted);
+    in.put("filterP50Micros", percentile(filterSorted, 50));
+    in.put("filterP99Micros", percentile(filterSorted, 99));
+    if (cpuTime) {
+      long[] cpuSorted = cpuMicros.clone();
+      Arrays.sort(cpuSorted);
+      in.put("cpuP50Micros", percentile(cpuSorted, 50));
+      in.put("cpuP99Micros", percentile(cpuSorted, 99));
+      in.put("cpuMaxMicros", cpuSorted[cpuSorted.length - 1]);
+    }
+    List<String> collectors = new ArrayList<>();
+    for (GarbageCollectorMXBean gc : gcs) {
+      collectors.add(gc.getName());
+    }
+    Map<String, Object> gc = new LinkedHashMap<>();
+    gc.put("collectors", String.join(", ", collectors));
+    gc.put("collections", gcCount);
+    gc.put("totalMillis", gcMillis);
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("nodes", nodes);
     doc.put("gpusPerNode", gpus);
@@ -96,6 +136,8 @@ final class LatencyCommand {
     doc.put("iterations", iterations);
     doc.put("meanFeasibleNodes", (double) feasible / iterations);
     doc.put("inProcess", in);
+    doc.put("gcDuringTimedRuns", gc);
+    doc.put("loadAverage", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     out.printf(
         Locale.ROOT,
         "filter+prioritize, %d nodes x %d GPUs, %.1f%% occupied, %s: p50 %d us, p99 %d us, max %d us%n",
@@ -106,11 +148,42 @@ final class LatencyCommand {
         in.get("p50Micros"),
         in.get("p99Micros"),
         in.get("maxMicros"));
+    out.printf(
+        Locale.ROOT,
+        "  filter alone p50 %d us, p99 %d us; thread CPU time p50 %s us, p99 %s us, max %s us%n",
+        in.get("filterP50Micros"),
+        in.get("filterP99Micros"),
+        in.getOrDefault("cpuP50Micros", "n/a"),
+        in.getOrDefault("cpuP99Micros", "n/a"),
+        in.getOrDefault("cpuMaxMicros", "n/a"));
+    out.printf(
+        Locale.ROOT,
+        "  GC (%s) during timed runs: %d collections, %d ms; load average %.2f%n",
+        gc.get("collectors"),
+        gcCount,
+        gcMillis,
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     String json = opts.get("json");
     if (json != null) {
       Files.writeString(Path.of(json), Json.write(doc), StandardCharsets.UTF_8);
       err.println("wrote " + json);
     }
+  }
+
+  private static long gcCount(List<GarbageCollectorMXBean> gcs) {
+    long n = 0;
+    for (GarbageCollectorMXBean gc : gcs) {
+      n += Math.max(0, gc.getCollectionCount());
+    }
+    return n;
+  }
+
+  private static long gcMillis(List<GarbageCollectorMXBean> gcs) {
+    long n = 0;
+    for (GarbageCollectorMXBean gc : gcs) {
+      n += Math.max(0, gc.getCollectionTime());
+    }
+    return n;
   }
 
   static long percentile(long[] sorted, int p) {

@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * Command line: {@code replay} replays a trace by the FGD paper's protocol; {@code latency}
- * measures in-process filter + prioritize. Exit status 0 on success, 2 on a usage error, 1 on any
- * other error.
+ * measures in-process filter + prioritize; {@code heap} the heap core needs for a large cluster.
+ * Exit status 0 on success, 2 on a usage error, 1 on any other error.
  */
 public final class Main {
   static final String USAGE =
@@ -21,6 +21,8 @@ public final class Main {
                                   [--seeds 42-51] [--threads N] [--json OUT] [--plot OUT.png]
         sharegpu-simulator latency [--nodes 5000] [--gpus-per-node 8] [--policy sharegpu]
                                    [--occupancy 70] [--iterations 2000] [--json OUT]
+        sharegpu-simulator heap [--nodes 5000] [--gpus-per-node 8] [--pods 50000]
+                                [--policy sharegpu] [--json OUT]
         sharegpu-simulator plot --json FILE[,FILE...] --out OUT.png [--title TEXT]
       """;
 
@@ -39,6 +41,7 @@ public final class Main {
       switch (args[0]) {
         case "replay" -> ReplayCommand.run(opts, out, err);
         case "latency" -> LatencyCommand.run(opts, out, err);
+        case "heap" -> HeapCommand.run(opts, out, err);
         case "plot" -> PlotCommand.run(opts, out, err);
         case "help", "--help", "-h" -> out.print(USAGE);
         default -> throw new UsageException("unknown command '" + args[0] + "'");

@@ -96,4 +96,30 @@ class MainTest {
         .contains("\"p99Micros\"")
         .contains("\"maxMicros\"");
   }
+
+  @Test
+  void heapFillsTheLedgerAndReportsTheHeapInUse(@TempDir Path dir) throws IOException {
+    Path json = dir.resolve("h.json");
+    int rc =
+        run(
+            "heap",
+            "--nodes",
+            "20",
+            "--gpus-per-node",
+            "4",
+            "--pods",
+            "120",
+            "--json",
+            json.toString());
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(Files.readString(json))
+        .contains("\"pods\": 120")
+        .contains("\"gpus\": 80")
+        .contains("\"heapUsedMiB\"");
+  }
+
+  @Test
+  void heapRefusesMoreThanTenPodsPerGpu() {
+    assertThat(run("heap", "--nodes", "1", "--gpus-per-node", "1", "--pods", "11")).isEqualTo(2);
+  }
 }

@@ -30,6 +30,8 @@ public final class Ledger {
   private final Map<String, Allocation> byUid;
   private final Map<String, Set<String>> uidsByNode;
   private final Map<String, long[]> hostByUid;
+  private final StateClasses classes;
+  private NodeTable table;
   private long version;
 
   /** Creates an empty ledger. */
@@ -38,12 +40,19 @@ public final class Ledger {
     byUid = new LinkedHashMap<>();
     uidsByNode = new HashMap<>();
     hostByUid = new HashMap<>();
+    classes = new StateClasses();
+    table = new NodeTable(16);
   }
 
   private Ledger(Ledger o) {
+    classes = new StateClasses(o.classes);
     nodes = new LinkedHashMap<>();
     for (Map.Entry<String, NodeUsage> e : o.nodes.entrySet()) {
-      nodes.put(e.getKey(), e.getValue().copy());
+      nodes.put(e.getKey(), e.getValue().copy(classes));
+    }
+    table = new NodeTable(nodes.size());
+    for (Map.Entry<String, NodeUsage> e : nodes.entrySet()) {
+      table.put(e.getKey(), e.getValue());
     }
     byUid = new LinkedHashMap<>(o.byUid);
     uidsByNode = new HashMap<>();
@@ -59,7 +68,7 @@ public final class Ledger {
    * kept; they count on the GPUs that still exist.
    */
   public void putNode(GpuNode node) {
-    NodeUsage usage = new NodeUsage(node);
+    NodeUsage usage = new NodeUsage(node, classes);
     Set<String> uids = uidsByNode.get(node.name());
     if (uids != null) {
       for (String uid : uids) {
@@ -70,7 +79,8 @@ public final class Ledger {
       }
     }
     nodes.put(node.name(), usage);
-    version++;
+    table.put(node.name(), usage);
+    changed();
   }
 
   /**
@@ -79,7 +89,8 @@ public final class Ledger {
    */
   public void removeNode(String name) {
     if (nodes.remove(name) != null) {
-      version++;
+      table.remove(name);
+      changed();
     }
   }
 
@@ -105,7 +116,30 @@ public final class Ledger {
 
   /** Returns the live usage of a node's GPUs, or null when the node is unknown. */
   public @Nullable NodeUsage nodeUsage(String name) {
-    return nodes.get(name);
+    int slot = table.find(name);
+    return slot < 0 ? null : table.usage(slot);
+  }
+
+  /**
+   * Returns where the ledger keeps this node, for {@link #nodeUsage(int)} and {@link
+   * #stateClass(int)}, or -1 when the node is unknown. Valid until the ledger next changes. The
+   * fastest lookup: it reads a few arrays, not the node's objects.
+   */
+  public int nodeSlot(String name) {
+    return table.find(name);
+  }
+
+  /** Returns the live usage of the node in this {@link #nodeSlot slot}. */
+  public NodeUsage nodeUsage(int slot) {
+    return table.usage(slot);
+  }
+
+  /**
+   * Returns {@link NodeUsage#stateClass} of the node in this {@link #nodeSlot slot}, remembered
+   * until the node changes (without reading the node's objects).
+   */
+  public int stateClass(int slot) {
+    return table.stateClass(slot);
   }
 
   /**
@@ -249,12 +283,13 @@ public final class Ledger {
     }
     long[] host = cpuMilli == 0 && memoryMib == 0 ? null : new long[] {cpuMilli, memoryMib};
     apply(u, a, host, 1);
+    table.changed(a.node());
     byUid.put(a.podUid(), a);
     uidsByNode.computeIfAbsent(a.node(), k -> new LinkedHashSet<>()).add(a.podUid());
     if (host != null) {
       hostByUid.put(a.podUid(), host);
     }
-    version++;
+    changed();
   }
 
   /** Releases the allocation of this pod UID and returns it; empty when there is none. */
@@ -267,6 +302,7 @@ public final class Ledger {
     NodeUsage u = nodes.get(a.node());
     if (u != null) {
       apply(u, a, host, -1);
+      table.changed(a.node());
     }
     Set<String> uids = uidsByNode.get(a.node());
     if (uids != null) {
@@ -275,7 +311,7 @@ public final class Ledger {
         uidsByNode.remove(a.node());
       }
     }
-    version++;
+    changed();
     return Optional.of(a);
   }
 
@@ -333,6 +369,17 @@ public final class Ledger {
   /** Returns a number that changes whenever the ledger changes (for caches). */
   public long version() {
     return version;
+  }
+
+  /**
+   * Counts a change. The table behind {@link NodeUsage#stateClass} is trimmed here, never while
+   * callers read, so that the numbers they hold stay valid until the ledger next changes.
+   */
+  private void changed() {
+    version++;
+    if (classes.trim(2 * nodes.size() + 64)) {
+      table.renumbered();
+    }
   }
 
   private long @Nullable [] hostOf(String uid) {

@@ -45,9 +45,14 @@ public final class NodeUsage {
   long usedCpuMilli;
   long usedHostMemoryMib;
   private @Nullable List<GpuUsage> usageCache;
+  private final StateClasses classes;
+  private long generation;
+  private int stateClass = -1;
+  private int stateEpoch;
 
-  NodeUsage(GpuNode node) {
+  NodeUsage(GpuNode node, StateClasses classes) {
     this.node = node;
+    this.classes = classes;
     List<Gpu> sorted = new ArrayList<>(node.gpus());
     sorted.sort(Comparator.comparingInt(Gpu::index));
     int n = sorted.size();
@@ -81,7 +86,8 @@ public final class NodeUsage {
     }
   }
 
-  private NodeUsage(NodeUsage o) {
+  private NodeUsage(NodeUsage o, StateClasses classes) {
+    this.classes = classes;
     node = o.node;
     gpus = o.gpus;
     modelLower = o.modelLower;
@@ -95,14 +101,96 @@ public final class NodeUsage {
     usedCpuMilli = o.usedCpuMilli;
     usedHostMemoryMib = o.usedHostMemoryMib;
     usageCache = o.usageCache;
+    generation = o.generation;
+    stateClass = o.stateClass;
+    stateEpoch = o.stateEpoch;
   }
 
-  NodeUsage copy() {
-    return new NodeUsage(this);
+  NodeUsage copy(StateClasses classes) {
+    return new NodeUsage(this, classes);
   }
 
   void changed() {
     usageCache = null;
+    stateClass = -1;
+    generation++;
+  }
+
+  /** Returns a number that changes whenever this node's usage changes (for caches). */
+  public long generation() {
+    return generation;
+  }
+
+  /**
+   * Returns the number of this node's state in its ledger: nodes with the same number have GPUs
+   * that, in some order, have the same model, compute and memory, health, MIG role, held compute
+   * and memory, and are held whole or in use alike, and the same host CPU and memory, held and in
+   * all. Names, UUIDs, GPU indexes and the pods holding them do not count. Valid until the ledger
+   * next changes; small numbers (0, 1, ...), so that callers can index arrays with them.
+   */
+  public int stateClass() {
+    if (stateClass >= 0 && stateEpoch == classes.epoch()) {
+      return stateClass;
+    }
+    int n = gpus.length;
+    long[] a = new long[n];
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = gpuWord(i);
+      order[i] = i;
+    }
+    Arrays.sort(
+        order,
+        (x, y) -> {
+          int c = Long.compare(a[x], a[y]);
+          if (c == 0) {
+            c = Long.compare(memoryMib(x), memoryMib(y));
+          }
+          if (c == 0) {
+            c = Long.compare(usedMilli(x), usedMilli(y));
+          }
+          return c != 0 ? c : Long.compare(usedMemoryMib(x), usedMemoryMib(y));
+        });
+    long[] words = new long[5 + 4 * n];
+    words[0] = n;
+    words[1] = node.cpuMilli();
+    words[2] = node.memoryMib();
+    words[3] = usedCpuMilli;
+    words[4] = usedHostMemoryMib;
+    for (int k = 0; k < n; k++) {
+      int i = order[k];
+      words[5 + 4 * k] = a[i];
+      words[6 + 4 * k] = memoryMib(i);
+      words[7 + 4 * k] = usedMilli(i);
+      words[8 + 4 * k] = usedMemoryMib(i);
+    }
+    stateClass = classes.id(words);
+    stateEpoch = classes.epoch();
+    return stateClass;
+  }
+
+  /**
+   * Returns true when GPUs {@code i} and {@code j} of this node are alike as {@link #stateClass}
+   * counts them (either could stand for the other).
+   */
+  public boolean sameState(int i, int j) {
+    return i == j
+        || (gpuWord(i) == gpuWord(j)
+            && memoryMib(i) == memoryMib(j)
+            && usedMilli(i) == usedMilli(j)
+            && usedMemoryMib(i) == usedMemoryMib(j));
+  }
+
+  /** Model, compute, flags, held whole and in use of GPU {@code i} in one number. */
+  private long gpuWord(int i) {
+    int base = i * STRIDE;
+    long flags =
+        cells[base + FLAGS]
+            | (cells[base + WHOLE] > 0 ? 8 : 0)
+            | (cells[base + HOLDERS] > 0 ? 16 : 0);
+    return ((long) classes.model(gpus[i].model()) << 40)
+        | ((cells[base + CAP_MILLI] & 0xffffffffL) << 8)
+        | flags;
   }
 
   /** Returns the node. */

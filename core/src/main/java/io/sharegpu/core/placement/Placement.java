@@ -35,7 +35,10 @@ import org.jspecify.annotations.Nullable;
  * policy prefers; shares of one pod may share a GPU when it fits.
  *
  * <p>{@link #filter} remembers its work for the same pod and ledger version, so that {@link
- * #prioritize} and {@link #choose} that follow do not repeat it. Not thread-safe.
+ * #prioritize} and {@link #choose} that follow do not repeat it. With a {@link StateScored} policy
+ * and a pod of one container without pins or excludes, {@link #filter}, {@link #prioritize} and
+ * {@link #place} evaluate one node per {@linkplain NodeUsage#stateClass node state} and reuse the
+ * answer for the other nodes in that state (decisions are the same). Not thread-safe.
  */
 public final class Placement {
   private static final int UNHEALTHY = 1;
@@ -55,11 +58,22 @@ public final class Placement {
   private final Ledger ledger;
   private final PlacementPolicy policy;
   private final @Nullable GpuPreference preference;
+  private final boolean stateScored;
 
   private @Nullable PodDemand cachedPod;
   private long cachedVersion = -1;
   private final Map<String, Outcome> cache = new HashMap<>();
   private final Map<Long, String> reasons = new HashMap<>();
+  private int stamp;
+  private ClassEntry[] byClass = new ClassEntry[64];
+  private final Failure classFailure = new Failure();
+  private boolean trackOrder;
+  private boolean orderFree;
+  private double[] scratchScore = new double[8];
+  private String[] lastFeasible = new String[0];
+  private double[] lastScore = new double[0];
+  private int lastFeasibleCount;
+  private int lastFeasibleStamp = -1;
   private int[] scratchMilli = new int[8];
   private long[] scratchMem = new long[8];
   private int[] scratchTaken = new int[8];
@@ -69,6 +83,7 @@ public final class Placement {
     this.ledger = ledger;
     this.policy = policy;
     this.preference = policy instanceof GpuPreference p ? p : null;
+    this.stateScored = policy instanceof StateScored;
   }
 
   /** Returns the policy. */
@@ -85,20 +100,47 @@ public final class Placement {
     List<String> feasible = new ArrayList<>(nodeNames.size());
     Map<String, Rejection> rejected = new LinkedHashMap<>();
     Failure failure = new Failure();
+    if (lastFeasible.length < nodeNames.size()) {
+      lastFeasible = new String[nodeNames.size()];
+      lastScore = new double[nodeNames.size()];
+    }
+    lastFeasibleStamp = -1;
+    int k = 0;
     for (String name : nodeNames) {
-      NodeUsage u = ledger.nodeUsage(name);
-      if (u == null) {
+      int slot = ledger.nodeSlot(name);
+      if (slot < 0) {
         rejected.put(name, new Rejection(name, noGpuNode(), List.of()));
         continue;
       }
       failure.reset();
+      if (plan.byClass) {
+        ClassEntry c = classEntry(plan, name, slot, failure);
+        if (c != null) {
+          if (c.outcome == NO_FIT) {
+            if (c.reason == null) {
+              c.reason = summary(plan, ledger.nodeUsage(slot), failure, reasons);
+            }
+            rejected.put(name, new Rejection(name, c.reason, List.of()));
+          } else {
+            feasible.add(name);
+            lastFeasible[k] = name;
+            lastScore[k++] = sanitize(c.outcome.score);
+          }
+          continue;
+        }
+      }
+      NodeUsage u = ledger.nodeUsage(slot);
       Outcome o = outcome(plan, name, u, failure);
       if (o == NO_FIT) {
         rejected.put(name, new Rejection(name, summary(plan, u, failure, reasons), List.of()));
       } else {
         feasible.add(name);
+        lastFeasible[k] = name;
+        lastScore[k++] = sanitize(o.score);
       }
     }
+    lastFeasibleCount = k;
+    lastFeasibleStamp = stamp;
     return new FilterResult(feasible, rejected);
   }
 
@@ -114,12 +156,35 @@ public final class Placement {
     double max = Double.NEGATIVE_INFINITY;
     double min = Double.POSITIVE_INFINITY;
     int k = 0;
+    // the feasible names of the last filter, for the same pod and ledger: take its scores
+    boolean same = lastFeasibleStamp == stamp && nodeNames.size() == lastFeasibleCount;
     for (String name : nodeNames) {
-      Outcome o = cache.get(name);
-      if (o == null) {
-        NodeUsage u = ledger.nodeUsage(name);
-        o = u == null ? NO_FIT : evaluate(plan, u, null);
-        cache.put(name, o);
+      String last = same ? lastFeasible[k] : null;
+      if (last != null && (last == name || last.equals(name))) {
+        double s = lastScore[k];
+        names[k] = name;
+        scores[k++] = s;
+        max = Math.max(max, s);
+        min = Math.min(min, s);
+        continue;
+      }
+      same = false;
+      Outcome o;
+      if (plan.byClass) {
+        int slot = ledger.nodeSlot(name);
+        if (slot < 0) {
+          o = NO_FIT;
+        } else {
+          ClassEntry c = classEntry(plan, name, slot, null);
+          o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
+        }
+      } else {
+        o = cache.get(name);
+        if (o == null) {
+          NodeUsage u = ledger.nodeUsage(name);
+          o = u == null ? NO_FIT : evaluate(plan, u, null);
+          cache.put(name, o);
+        }
       }
       names[k] = name;
       double s = o == NO_FIT ? Double.NaN : sanitize(o.score);
@@ -169,11 +234,17 @@ public final class Placement {
     Outcome best = null;
     double bestScore = Double.NEGATIVE_INFINITY;
     for (String name : ledger.nodeNames()) {
-      NodeUsage u = ledger.nodeUsage(name);
-      if (u == null) {
+      int slot = ledger.nodeSlot(name);
+      if (slot < 0) {
         continue;
       }
-      Outcome o = evaluate(plan, u, null);
+      Outcome o;
+      if (plan.byClass) {
+        ClassEntry c = classEntry(plan, name, slot, null);
+        o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
+      } else {
+        o = evaluate(plan, ledger.nodeUsage(slot), null);
+      }
       if (o == NO_FIT) {
         continue;
       }
@@ -184,9 +255,14 @@ public final class Placement {
         bestScore = s;
       }
     }
-    return best == null || bestNode == null
-        ? Optional.empty()
-        : Optional.of(allocation(pod, bestNode, best));
+    if (best == null || bestNode == null) {
+      return Optional.empty();
+    }
+    if (plan.byClass) {
+      // a shared outcome names the GPUs of another node in the same state: take this node's own
+      best = outcome(plan, bestNode, ledger.nodeUsage(ledger.nodeSlot(bestNode)), null);
+    }
+    return Optional.of(allocation(pod, bestNode, best));
   }
 
   /**
@@ -198,7 +274,7 @@ public final class Placement {
     if (u == null) {
       return new Rejection(node, noGpuNode(), List.of());
     }
-    Plan plan = new Plan(pod);
+    Plan plan = new Plan(pod, false);
     Failure failure = new Failure();
     failure.keepState = true;
     Outcome o = evaluate(plan, u, failure);
@@ -252,8 +328,62 @@ public final class Placement {
       reasons.clear();
       cachedPod = pod;
       cachedVersion = v;
+      stamp++;
     }
-    return new Plan(pod);
+    return new Plan(pod, stateScored);
+  }
+
+  /**
+   * The outcome of the pod on a node, shared by all nodes in the same state, or null when the GPU
+   * choice depends on the order of the node's GPUs (evaluate the node itself then). The outcome's
+   * grants name the GPUs of whichever node was evaluated, so only its score and whether it fits may
+   * be used. Fills {@code failure} when given.
+   */
+  private @Nullable ClassEntry classEntry(
+      Plan plan, String name, int slot, @Nullable Failure failure) {
+    int id = ledger.stateClass(slot);
+    if (id >= byClass.length) {
+      byClass = Arrays.copyOf(byClass, Math.max(id + 1, byClass.length * 2));
+    }
+    ClassEntry c = byClass[id];
+    if (c != null && c.stamp == stamp) {
+      if (!c.orderFree) {
+        return null;
+      }
+      if (failure != null) {
+        failure.kind = c.kind;
+        failure.container = c.container;
+        failure.available = c.available;
+      }
+      return c;
+    }
+    NodeUsage u = ledger.nodeUsage(slot);
+    Failure f = failure != null ? failure : classFailure;
+    f.reset();
+    trackOrder = true;
+    orderFree = true;
+    Outcome o;
+    try {
+      o = evaluate(plan, u, f);
+    } finally {
+      trackOrder = false;
+    }
+    if (c == null) {
+      c = new ClassEntry();
+      byClass[id] = c;
+    }
+    c.stamp = stamp;
+    c.orderFree = orderFree;
+    c.outcome = o;
+    c.reason = null;
+    c.kind = f.kind;
+    c.container = f.container;
+    c.available = f.available;
+    if (!orderFree) {
+      cache.put(name, o);
+      return null;
+    }
+    return c;
   }
 
   private Outcome outcome(Plan plan, String name, NodeUsage u, @Nullable Failure failure) {
@@ -289,6 +419,10 @@ public final class Placement {
       addMem[i] = 0;
       takenBy[i] = -1;
     }
+    if (trackOrder && scratchScore.length < n) {
+      scratchScore = new double[n];
+    }
+    double[] scoreOf = scratchScore;
     GpuGrant[][] chosen = new GpuGrant[containers][];
     NodeView view = null;
     for (int oi : plan.order) {
@@ -324,6 +458,9 @@ public final class Placement {
             s = policy.score(view, pod, grants(pod, chosen));
             chosen[oi] = null;
           }
+          if (trackOrder) {
+            scoreOf[i] = s;
+          }
           if (best < 0 || better(s, bestScore)) {
             best = i;
             bestScore = s;
@@ -332,6 +469,9 @@ public final class Placement {
         }
         if (best < 0) {
           return fail(f, FAIL_SHARE, oi, 0, n);
+        }
+        if (trackOrder) {
+          checkOrder(u, best, bestScore, scoreOf, n, d, addMilli, addMem, takenBy, plan);
         }
         chosen[oi] = new GpuGrant[] {new GpuGrant(u.gpu(best).uuid(), d.computeMilli(), bestMem)};
         addMilli[best] += d.computeMilli();
@@ -365,6 +505,9 @@ public final class Placement {
               s = policy.score(view, pod, grants(pod, chosen));
               chosen[oi] = null;
             }
+            if (trackOrder) {
+              scoreOf[i] = s;
+            }
             if (best < 0 || better(s, bestScore)) {
               best = i;
               bestScore = s;
@@ -372,6 +515,9 @@ public final class Placement {
           }
           if (best < 0) {
             return fail(f, FAIL_WHOLE, oi, j, n);
+          }
+          if (trackOrder) {
+            checkOrder(u, best, bestScore, scoreOf, n, d, addMilli, addMem, takenBy, plan);
           }
           Gpu gpu = u.gpu(best);
           picked[j] = new GpuGrant(gpu.uuid(), GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
@@ -387,6 +533,52 @@ public final class Placement {
       view = view(u);
     }
     return new Outcome(grants, policy.score(view, pod, grants));
+  }
+
+  /**
+   * Clears {@link #orderFree} unless GPU {@code best} wins over every unlike candidate by more than
+   * rounding (then any order of the GPUs would pick one like it). Candidates are found again with
+   * the same tests as the loops in {@link #evaluate}; their scores were kept in {@code scoreOf}.
+   */
+  private void checkOrder(
+      NodeUsage u,
+      int best,
+      double bestScore,
+      double[] scoreOf,
+      int n,
+      GpuDemand d,
+      int[] addMilli,
+      long[] addMem,
+      int[] takenBy,
+      Plan plan) {
+    for (int i = 0; i < n && orderFree; i++) {
+      if (i == best || !candidate(plan, u, i, d, addMilli, addMem, takenBy)) {
+        continue;
+      }
+      if (!u.sameState(i, best) && !better(bestScore, scoreOf[i])) {
+        orderFree = false;
+      }
+    }
+  }
+
+  private static boolean candidate(
+      Plan plan, NodeUsage u, int i, GpuDemand d, int[] addMilli, long[] addMem, int[] takenBy) {
+    if (staticFail(plan, u, i) != 0 || takenBy[i] >= 0) {
+      return false;
+    }
+    if (d.isShare()) {
+      int cap = u.computeMilli(i);
+      long capMem = u.memoryMib(i);
+      return !u.isExclusive(i)
+          && u.usedMilli(i) + addMilli[i] + d.computeMilli() <= cap
+          && u.usedMemoryMib(i) + addMem[i] + shareMemory(d, cap, capMem) <= capMem;
+    }
+    int k = d.wholeGpus();
+    long perGpuMem = d.memoryMib() == 0 ? 0 : (d.memoryMib() + k - 1) / k;
+    return !u.isMigInstance(i)
+        && u.holderCount(i) == 0
+        && addMilli[i] == 0
+        && u.memoryMib(i) >= perGpuMem;
   }
 
   private static Outcome fail(@Nullable Failure f, int kind, int container, int available) {
@@ -724,11 +916,13 @@ public final class Placement {
     final String[] models;
     final boolean pinned;
     final boolean excluded;
+    final boolean byClass;
 
-    Plan(PodDemand pod) {
+    Plan(PodDemand pod, boolean stateScored) {
       this.pod = pod;
       this.pinned = !pod.pinnedUuids().isEmpty();
       this.excluded = !pod.excludedUuids().isEmpty();
+      this.byClass = stateScored && !pinned && !excluded && pod.containers().size() == 1;
       List<GpuDemand> cs = pod.containers();
       Integer[] idx = new Integer[cs.size()];
       for (int i = 0; i < idx.length; i++) {
@@ -769,4 +963,15 @@ public final class Placement {
   }
 
   private record Outcome(List<ContainerGrant> grants, double score) {}
+
+  /** One node state's outcome for the current pod and ledger version. */
+  private static final class ClassEntry {
+    int stamp;
+    boolean orderFree;
+    Outcome outcome = NO_FIT;
+    @Nullable String reason;
+    int kind;
+    int container;
+    int available;
+  }
 }

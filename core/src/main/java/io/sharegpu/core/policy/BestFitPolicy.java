@@ -40,9 +40,9 @@ public final class BestFitPolicy implements PlacementPolicy, GpuPreference, Host
   }
 
   static long score(NodeView view, long cpuMilli, long gpuMilli) {
-    NodeState s = NodeState.of(view);
-    double cpuLeft = s.cpuTracked ? s.freeCpu - cpuMilli : 0;
-    double gpuLeft = s.totalFree() - gpuMilli;
+    boolean cpuTracked = view.node().cpuMilli() > 0;
+    double cpuLeft = cpuTracked ? NodeState.freeCpu(view) - cpuMilli : 0;
+    double gpuLeft = NodeState.totalFree(view) - gpuMilli;
     double left = 0.5 * cpuLeft / KubeScores.MAX_SPEC_CPU + 0.5 * gpuLeft / KubeScores.MAX_SPEC_GPU;
     return (long) ((1 - left) * 100);
   }

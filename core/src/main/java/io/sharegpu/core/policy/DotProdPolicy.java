@@ -32,31 +32,29 @@ public final class DotProdPolicy implements PlacementPolicy, GpuPreference, Host
 
   @Override
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
-    NodeState s = NodeState.of(view);
-    double cpu = s.cpuTracked ? s.freeCpu / KubeScores.MAX_SPEC_CPU : 0;
-    double dot = cpu * pod.cpuMilli() / KubeScores.MAX_SPEC_CPU;
+    double dot = cpuTerm(view, pod.cpuMilli());
     PodShape shape = PodShape.of(pod);
     if (shape.gpuCount() == 1 && shape.gpuMilli() < 1000) {
-      int free = 0;
-      String uuid = grant.get(0).gpus().get(0).uuid();
-      for (int i = 0; i < s.free.length; i++) {
-        if (view.gpus().get(i).gpu().uuid().equals(uuid)) {
-          free = s.free[i];
-        }
-      }
+      int i = NodeState.position(view, grant.get(0).gpus().get(0).uuid());
+      int free = i < 0 ? 0 : NodeState.free(view.gpus().get(i));
       dot += (free / 1000.0) * (shape.gpuMilli() / 1000.0);
     } else {
-      dot += (s.totalFree() / KubeScores.MAX_SPEC_GPU) * (pod.totalComputeMilli() / 8000.0);
+      dot +=
+          (NodeState.totalFree(view) / KubeScores.MAX_SPEC_GPU)
+              * (pod.totalComputeMilli() / 8000.0);
     }
     return scores.node((long) (100 * (1 - dot / 2)));
   }
 
   @Override
   public double scoreHostOnly(NodeView view, long cpuMilli, long memoryMib) {
-    NodeState s = NodeState.of(view);
-    double cpu = s.cpuTracked ? s.freeCpu / KubeScores.MAX_SPEC_CPU : 0;
-    double dot = cpu * cpuMilli / KubeScores.MAX_SPEC_CPU;
-    return scores.node((long) (100 * (1 - dot / 2)));
+    return scores.node((long) (100 * (1 - cpuTerm(view, cpuMilli) / 2)));
+  }
+
+  /** The CPU part of the product: free CPU share of the node times the pod's CPU share. */
+  private static double cpuTerm(NodeView view, long cpuMilli) {
+    double cpu = view.node().cpuMilli() > 0 ? NodeState.freeCpu(view) / KubeScores.MAX_SPEC_CPU : 0;
+    return cpu * cpuMilli / KubeScores.MAX_SPEC_CPU;
   }
 
   @Override

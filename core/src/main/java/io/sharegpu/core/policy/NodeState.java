@@ -59,6 +59,46 @@ final class NodeState {
     return new NodeState(free, models, cpu, tracked);
   }
 
+  /** Free compute of one GPU as the policies count it: 0 when unhealthy or held whole. */
+  static int free(GpuUsage u) {
+    return u.gpu().healthy() && !u.exclusive() ? u.freeMilli() : 0;
+  }
+
+  /** {@code of(view).totalFree()} without building the state. */
+  static int totalFree(NodeView view) {
+    List<GpuUsage> gpus = view.gpus();
+    int t = 0;
+    for (int i = 0, n = gpus.size(); i < n; i++) {
+      t += free(gpus.get(i));
+    }
+    return t;
+  }
+
+  /**
+   * {@code of(view).freeCpu}: free host CPU, {@code Long.MAX_VALUE} when the node does not track
+   * it.
+   */
+  static long freeCpu(NodeView view) {
+    return view.node().cpuMilli() > 0 ? Math.max(0, view.freeCpuMilli()) : Long.MAX_VALUE;
+  }
+
+  /** Position of the GPU with this UUID in the view, or -1; identity is tried first. */
+  static int position(NodeView view, String uuid) {
+    List<GpuUsage> gpus = view.gpus();
+    int n = gpus.size();
+    for (int i = 0; i < n; i++) {
+      if (gpus.get(i).gpu().uuid() == uuid) {
+        return i;
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      if (gpus.get(i).gpu().uuid().equals(uuid)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   static NodeState after(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
     return after(view, grant, pod.cpuMilli());
   }

@@ -6,6 +6,7 @@ import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.placement.GpuPreference;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.placement.StateScored;
 import io.sharegpu.core.request.PodDemand;
 import java.util.List;
 
@@ -30,7 +31,8 @@ import java.util.List;
  * GPU left (packing), then less free CPU. A share goes to the GPU where the fragment grows least,
  * then to the GPU with the least free compute. Before it has seen any pod it packs.
  */
-public final class ShareGpuPolicy implements PlacementPolicy, GpuPreference, HostOnlyScore {
+public final class ShareGpuPolicy
+    implements PlacementPolicy, GpuPreference, HostOnlyScore, StateScored {
   /** Registered name. */
   public static final String NAME = "sharegpu";
 

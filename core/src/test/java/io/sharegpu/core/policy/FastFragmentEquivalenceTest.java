@@ -58,6 +58,153 @@ class FastFragmentEquivalenceTest {
     replay(7, fast, reference);
   }
 
+  @Test
+  void sharegpuScoresAlikeNodesOnceWithTheSameDecisions() {
+    for (long seed = 1; seed <= 6; seed++) {
+      alikeNodes(seed);
+    }
+  }
+
+  /**
+   * Many nodes in the same few states, their GPUs in shuffled order: {@code sharegpu} (which
+   * promises {@link io.sharegpu.core.placement.StateScored}) must filter, prioritize, choose and
+   * place exactly as the same policy evaluated node by node, rejection words included.
+   */
+  private static void alikeNodes(long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    Ledger ledger = new Ledger();
+    List<String> names = new ArrayList<>();
+    List<GpuNode> nodes = new ArrayList<>();
+    int[] preset = {0, 0, 1000, 500, 250, 750, 1000, 0};
+    for (int n = 0; n < 60; n++) {
+      String name = "n" + n;
+      int gpus = 2 + r.nextInt(3);
+      List<Gpu> list = new ArrayList<>();
+      for (int g = 0; g < gpus; g++) {
+        String model = g == 0 && n % 3 == 0 ? "NVIDIA A100-SXM4-40GB" : "NVIDIA H100 80GB HBM3";
+        list.add(Gpu.whole(name + "-g" + g, g, model, 1000));
+      }
+      // shuffle the indexes so that alike nodes list their GPUs in other orders
+      List<Gpu> shuffled = new ArrayList<>();
+      List<Integer> idx = new ArrayList<>();
+      for (int g = 0; g < gpus; g++) {
+        idx.add(g);
+      }
+      for (int g = 0; g < gpus; g++) {
+        int j = idx.remove(r.nextInt(idx.size()));
+        Gpu x = list.get(g);
+        shuffled.add(Gpu.whole(x.uuid(), j, x.model(), 1000));
+      }
+      GpuNode node = new GpuNode(name, shuffled, n % 4 == 0 ? 0 : 16_000, 0);
+      ledger.putNode(node);
+      names.add(name);
+      nodes.add(node);
+      for (Gpu x : shuffled) {
+        int milli = preset[r.nextInt(preset.length)];
+        if (milli > 0) {
+          String uid = name + "-fill-" + x.index();
+          ledger.commit(
+              new Allocation(
+                  "ns/" + uid,
+                  uid,
+                  name,
+                  List.of(
+                      new ContainerGrant(
+                          "main",
+                          List.of(new io.sharegpu.core.ledger.GpuGrant(x.uuid(), milli, milli)),
+                          milli)),
+                  io.sharegpu.core.ledger.AllocationState.BOUND),
+              0,
+              0);
+        }
+      }
+    }
+    ShareGpuPolicy fast = new ShareGpuPolicy();
+    ShareGpuPolicy inner = new ShareGpuPolicy();
+    PlacementPolicy reference = new NodeByNode(inner);
+    Placement fastPlacement = new Placement(ledger, fast);
+    Placement referencePlacement = new Placement(ledger, reference);
+    List<String> placed = new ArrayList<>();
+    for (int i = 0; i < 250; i++) {
+      PodDemand pod = pod(r, "p" + i);
+      if (r.nextInt(10) == 0) {
+        GpuNode node = nodes.get(r.nextInt(nodes.size()));
+        String uuid = node.gpus().get(r.nextInt(node.gpus().size())).uuid();
+        pod =
+            r.nextBoolean()
+                ? new PodDemand(
+                    pod.podKey(),
+                    pod.podUid(),
+                    pod.containers(),
+                    pod.models(),
+                    Set.of(uuid),
+                    Set.of(),
+                    pod.cpuMilli(),
+                    0)
+                : new PodDemand(
+                    pod.podKey(),
+                    pod.podUid(),
+                    pod.containers(),
+                    pod.models(),
+                    Set.of(),
+                    Set.of(uuid),
+                    pod.cpuMilli(),
+                    0);
+      }
+      fast.observe(pod);
+      reference.observe(pod);
+      FilterResult ff = fastPlacement.filter(pod, names);
+      FilterResult rf = referencePlacement.filter(pod, names);
+      assertThat(ff).as("seed %d pod %d", seed, i).isEqualTo(rf);
+      assertThat(fastPlacement.prioritize(pod, ff.feasible()))
+          .as("seed %d pod %d", seed, i)
+          .isEqualTo(referencePlacement.prioritize(pod, rf.feasible()));
+      // the same names in other objects and order, as an HTTP request brings them
+      List<String> copies = new ArrayList<>();
+      for (String name : names) {
+        copies.add(0, new String(name.toCharArray()));
+      }
+      assertThat(fastPlacement.prioritize(pod, copies))
+          .isEqualTo(referencePlacement.prioritize(pod, copies));
+      for (String name : ff.feasible()) {
+        assertThat(fastPlacement.choose(pod, name)).isEqualTo(referencePlacement.choose(pod, name));
+      }
+      Optional<Allocation> a = fastPlacement.place(pod);
+      assertThat(a).as("seed %d pod %d", seed, i).isEqualTo(referencePlacement.place(pod));
+      if (a.isPresent()) {
+        ledger.commit(a.get(), pod.cpuMilli(), 0);
+        placed.add(pod.podUid());
+      }
+      if (!placed.isEmpty() && r.nextInt(3) == 0) {
+        ledger.release(placed.remove(r.nextInt(placed.size())));
+      }
+    }
+  }
+
+  /** Delegates to a policy without promising {@code StateScored}: every node is evaluated. */
+  private record NodeByNode(ShareGpuPolicy inner) implements PlacementPolicy, GpuPreference {
+    @Override
+    public String name() {
+      return "node-by-node";
+    }
+
+    @Override
+    public void observe(PodDemand pod) {
+      inner.observe(pod);
+    }
+
+    @Override
+    public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
+      return inner.score(view, pod, grant);
+    }
+
+    @Override
+    public double gpuScore(
+        Gpu gpu, int usedMilli, long usedMemoryMib, int addMilli, long addMemoryMib) {
+      return inner.gpuScore(gpu, usedMilli, usedMemoryMib, addMilli, addMemoryMib);
+    }
+  }
+
   private static void replay(long seed, PlacementPolicy fast, PlacementPolicy reference) {
     SplittableRandom r = new SplittableRandom(seed);
     Ledger ledger = new Ledger();

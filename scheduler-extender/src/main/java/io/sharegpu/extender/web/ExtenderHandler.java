@@ -101,7 +101,10 @@ public final class ExtenderHandler {
     return pass(args, result.feasible(), failed, unresolvable);
   }
 
-  /** Answers a prioritize call: every candidate with a score 0..10. */
+  /**
+   * Answers a prioritize call: every candidate with a score 0..10, the policy's best node 10 and
+   * the others at most 3 ({@link PriorityMapping}).
+   */
   public List<HostPriority> prioritize(ExtenderArgs args) {
     List<String> names = args.candidateNames();
     Pod pod = args.pod();
@@ -122,8 +125,7 @@ public final class ExtenderHandler {
       }
     }
     for (String n : names) {
-      int s = scores.getOrDefault(n, 0);
-      out.add(new HostPriority(n, Math.max(0, Math.min(HostPriority.MAX_EXTENDER_PRIORITY, s))));
+      out.add(new HostPriority(n, PriorityMapping.toExtenderScore(scores.getOrDefault(n, 0))));
     }
     metrics.decision("prioritize", "scored");
     return out;
