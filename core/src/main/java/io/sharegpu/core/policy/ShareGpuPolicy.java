@@ -17,8 +17,8 @@ import java.util.List;
  *
  * <ol>
  *   <li>the expected fragment ({@link NodeState#fragment}: GPU compute that the pods to come could
- *       not use), over every shape seen, each weighted by the GPU compute those pods asked for (so
- *       a shape matters as much as the capacity it needs, not as its pod count);
+ *       not use), over every shape seen (pods with and without GPUs), each weighted by its pod
+ *       count;
  *   <li>the stranded GPU compute: free GPU compute that the node's free host CPU or host memory
  *       cannot feed, at the CPU and memory per GPU that the observed GPU pods asked for on average
  *       ({@code max(0, freeGpu - freeCpu / cpuPerGpu, freeGpu - freeMemory / memoryPerGpu)}). A
@@ -48,14 +48,16 @@ public final class ShareGpuPolicy
   private double cpuSeen;
   private double memorySeen;
 
-  /** A policy that has seen no pod yet; pods count by the GPUs they ask for. */
+  /** A policy that has seen no pod yet; every pod counts once. */
   public ShareGpuPolicy() {
-    this(0, DEFAULT_STRAND_WEIGHT);
+    this(1, DEFAULT_STRAND_WEIGHT);
   }
 
   /**
    * @param byCount how a pod counts in the workload model: {@code byCount} per pod plus {@code 1 -
-   *     byCount} per GPU it asks for (0, the default, measured best on the trace)
+   *     byCount} per GPU it asks for (1, the default: with the stranded term, counting pods
+   *     measured as good as counting GPUs on the default list and far better on lists of pods
+   *     restricted to GPU models)
    * @param strandWeight weight of the stranded GPU compute (0 = plain fragmentation descent)
    */
   ShareGpuPolicy(double byCount, double strandWeight) {
