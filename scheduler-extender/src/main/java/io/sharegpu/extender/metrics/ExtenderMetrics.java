@@ -12,6 +12,8 @@ import io.sharegpu.extender.cluster.ClusterView;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -36,6 +38,9 @@ public final class ExtenderMetrics {
   private final MultiGauge capacityBytes;
   private final AtomicInteger ready = new AtomicInteger();
   private final AtomicInteger leader = new AtomicInteger();
+  // Meters by verb and tag, looked up once: the request path only increments them.
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
   /** Creates the meters in {@code registry}. */
   public ExtenderMetrics(MeterRegistry registry) {
@@ -70,29 +75,41 @@ public final class ExtenderMetrics {
 
   /** Records one call's latency. */
   public void latency(String verb, Duration d) {
-    Timer.builder("sharegpu.extender.request")
-        .description("Latency of kube-scheduler's calls to the extender")
-        .tag("verb", verb)
-        .publishPercentileHistogram()
-        .register(registry)
+    timers
+        .computeIfAbsent(
+            verb,
+            v ->
+                Timer.builder("sharegpu.extender.request")
+                    .description("Latency of kube-scheduler's calls to the extender")
+                    .tag("verb", v)
+                    .publishPercentileHistogram()
+                    .register(registry))
         .record(d);
   }
 
   /** Counts a decision. */
   public void decision(String verb, String outcome) {
-    Counter.builder("sharegpu.decisions")
-        .description("Extender decisions by verb and outcome")
-        .tags("verb", verb, "outcome", outcome)
-        .register(registry)
+    counters
+        .computeIfAbsent(
+            "d|" + verb + "|" + outcome,
+            k ->
+                Counter.builder("sharegpu.decisions")
+                    .description("Extender decisions by verb and outcome")
+                    .tags("verb", verb, "outcome", outcome)
+                    .register(registry))
         .increment();
   }
 
   /** Counts a rejection or failure. */
   public void rejection(String verb, String reason) {
-    Counter.builder("sharegpu.rejections")
-        .description("Rejections and failures by verb and reason")
-        .tags("verb", verb, "reason", reason)
-        .register(registry)
+    counters
+        .computeIfAbsent(
+            "r|" + verb + "|" + reason,
+            k ->
+                Counter.builder("sharegpu.rejections")
+                    .description("Rejections and failures by verb and reason")
+                    .tags("verb", verb, "reason", reason)
+                    .register(registry))
         .increment();
   }
 
