@@ -2,7 +2,7 @@
 MVN ?= ./mvnw -B -ntp
 BENCH_ARGS ?=
 
-.PHONY: build test unit e2e demo demo-keep bench-throughput cluster-build fmt
+.PHONY: build test unit e2e demo demo-keep bench-throughput bench-http cluster-build fmt
 build:
 	$(MVN) -DskipTests package
 
@@ -34,3 +34,8 @@ demo-keep:
 ## BENCH_ARGS="--nodes 200 --pods 1000" for a smaller run.
 bench-throughput:
 	testcluster/bench/throughput $(BENCH_ARGS)
+
+## HTTP latency of the extender's filter/prioritize: 5,000 nodes as API objects, 500 NodeNames, a full Pod.
+## BENCH_ARGS="--nodes 1000 --requests 1000" for a smaller run.
+bench-http:
+	testcluster/bench/http-latency $(BENCH_ARGS)

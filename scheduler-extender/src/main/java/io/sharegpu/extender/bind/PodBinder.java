@@ -5,9 +5,6 @@ import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
@@ -18,21 +15,23 @@ import io.sharegpu.extender.cluster.DemandMapper;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The only writer of GPU assignments. A bind, serialised per node: re-reads the pod, chooses GPUs
- * from the current ledger and reserves them, patches the pod's assignment annotations (with its uid
- * and resourceVersion as a precondition), creates the Binding ({@code metadata.uid} = the pod's
- * UID) and marks the allocation bound. Any failure releases what it reserved and answers an error;
- * it never answers success without a Binding.
+ * The only writer of GPU assignments. A bind reads the pod (from the pod informer's cache, or the
+ * API server when the cache does not have it), chooses GPUs from the current ledger and holds them
+ * there (the choice is made under the ledger's lock, so binds to one node are decided one at a time
+ * and each sees the GPUs the others hold), then creates the Binding with the assignment annotations
+ * in its metadata: the API server copies them onto the pod in the same write that sets {@code
+ * spec.nodeName}, under the Binding's preconditions ({@code metadata.uid} = the pod's UID, {@code
+ * metadata.resourceVersion} = the version that was read). The pod is never seen bound without its
+ * annotations, or annotated without being bound. Any failure releases the GPUs and answers an
+ * error; it never answers success without a Binding.
  */
 public final class PodBinder {
 
@@ -44,8 +43,6 @@ public final class PodBinder {
   private final ClusterView view;
   private final PodEvents events;
   private final ExtenderMetrics metrics;
-  private final KubernetesSerialization json = new KubernetesSerialization();
-  private final Map<String, ReentrantLock> nodeLocks = new ConcurrentHashMap<>();
   private final BooleanSupplier mayBind;
 
   /** Creates the binder of a single replica (it always may bind). */
@@ -57,8 +54,8 @@ public final class PodBinder {
   /**
    * Creates the binder.
    *
-   * @param mayBind whether this replica still holds the bind leadership; checked before the
-   *     assignment is written and again right before the Binding is created
+   * @param mayBind whether this replica still holds the bind leadership; checked before GPUs are
+   *     chosen and again right before the Binding is created
    */
   public PodBinder(
       KubernetesClient client,
@@ -83,21 +80,23 @@ public final class PodBinder {
     if (!view.isReady()) {
       return BindOutcome.failed("not-ready", "the extender is still rebuilding its GPU ledger");
     }
-    Pod pod;
-    try {
-      pod = client.pods().inNamespace(namespace).withName(name).get();
-    } catch (KubernetesClientException e) {
-      return BindOutcome.failed("api-error", "cannot read pod " + key + ": " + e.getMessage());
+    Pod pod = view.cachedPod(namespace, name).filter(p -> sameUid(p, uid)).orElse(null);
+    if (pod == null) {
+      try {
+        pod = client.pods().inNamespace(namespace).withName(name).get();
+      } catch (KubernetesClientException e) {
+        return BindOutcome.failed("api-error", "cannot read pod " + key + ": " + e.getMessage());
+      }
     }
     if (pod == null) {
       return BindOutcome.failed("pod-gone", "pod " + key + " does not exist");
     }
-    if (!uid.isEmpty() && !uid.equals(pod.getMetadata().getUid())) {
+    if (!sameUid(pod, uid)) {
       return BindOutcome.failed(
           "pod-gone", "pod " + key + " was recreated (UID " + pod.getMetadata().getUid() + ")");
     }
     String podUid = pod.getMetadata().getUid();
-    if (pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty()) {
+    if (isBound(pod)) {
       return BindOutcome.failed(
           "already-bound", "pod " + key + " is already bound to " + pod.getSpec().getNodeName());
     }
@@ -111,24 +110,20 @@ public final class PodBinder {
       return bindWithoutGpu(pod, node);
     }
     PodDemand demand = DemandMapper.toDemand(key, podUid, valid.request());
-    ReentrantLock nodeLock = nodeLocks.computeIfAbsent(node, n -> new ReentrantLock());
-    nodeLock.lock();
-    try {
-      Optional<Allocation> held = view.beginBind(podUid);
-      if (held.isPresent()) {
-        return BindOutcome.failed(
-            "already-bound", "pod " + key + " already holds GPUs on " + held.get().node());
-      }
-      return bindLocked(pod, demand, node);
-    } finally {
-      nodeLock.unlock();
+    Optional<String> refused = view.beginBind(podUid);
+    if (refused.isPresent()) {
+      return BindOutcome.failed(
+          "already-bound", "pod " + key + " cannot be bound now: " + refused.get());
     }
+    return bindStarted(pod, demand, node);
   }
 
-  private BindOutcome bindLocked(Pod pod, PodDemand demand, String node) {
-    String namespace = pod.getMetadata().getNamespace();
-    String name = pod.getMetadata().getName();
+  private BindOutcome bindStarted(Pod pod, PodDemand demand, String node) {
     String podUid = demand.podUid();
+    if (!mayBind.getAsBoolean()) {
+      view.endBind(podUid, false);
+      return fail(pod, "not-leader", NOT_LEADER);
+    }
     Optional<Allocation> chosen;
     try {
       chosen = view.reserveForBind(demand, node);
@@ -142,57 +137,102 @@ public final class PodBinder {
       return fail(pod, "no-fit", "GPUs on " + node + " no longer fit: " + reason);
     }
     Allocation a = chosen.get();
-    if (!mayBind.getAsBoolean()) {
-      view.endBind(podUid, false);
-      return fail(pod, "not-leader", NOT_LEADER);
-    }
     Map<String, String> annotations =
         AssignmentAnnotations.encode(DemandMapper.toAssignment(a), Instant.now());
-    try {
-      patchAnnotations(pod, annotations);
-    } catch (KubernetesClientException e) {
-      view.endBind(podUid, false);
-      String why =
-          e.getCode() == 409
-              ? "pod " + namespace + "/" + name + " changed while binding (conflict); will retry"
-              : "cannot write the GPU assignment to the pod: " + e.getMessage();
-      return fail(pod, e.getCode() == 409 ? "conflict" : "api-error", why);
-    }
     if (!mayBind.getAsBoolean()) {
       view.endBind(podUid, false);
-      clearAnnotations(pod, annotations);
       return fail(pod, "not-leader", NOT_LEADER);
     }
     try {
-      Binding binding =
-          new BindingBuilder()
-              .withNewMetadata()
-              .withName(name)
-              .withNamespace(namespace)
-              .withUid(podUid)
-              .endMetadata()
-              .withNewTarget()
-              .withApiVersion("v1")
-              .withKind("Node")
-              .withName(node)
-              .endTarget()
-              .build();
-      client.bindings().inNamespace(namespace).resource(binding).create();
+      createBinding(pod, node, annotations, true);
     } catch (KubernetesClientException e) {
-      return afterBindingFailure(pod, node, a, annotations, e);
+      if (e.getCode() != 409) {
+        return afterBindingFailure(pod, node, a, e);
+      }
+      // A newer version of the pod than the one read (often the informer's copy being behind):
+      // read it again and retry once if it is still the same, unbound pod asking for the same.
+      Optional<Pod> fresh = freshUnchanged(pod, demand);
+      if (fresh.isEmpty()) {
+        view.endBind(podUid, false);
+        return fail(pod, "conflict", conflict(pod, e));
+      }
+      try {
+        createBinding(fresh.get(), node, annotations, true);
+      } catch (KubernetesClientException again) {
+        if (again.getCode() == 409) {
+          view.endBind(podUid, false);
+          return fail(pod, "conflict", conflict(pod, again));
+        }
+        return afterBindingFailure(pod, node, a, again);
+      }
     }
     view.endBind(podUid, true);
-    events.normal(
-        namespace,
-        name,
-        podUid,
-        PodEvents.GPUS_ASSIGNED,
-        "Assigned GPUs "
-            + String.join(",", DemandMapper.toAssignment(a).gpuUuids())
-            + " on "
-            + node);
     LOG.debug("bound {} to {} on {}", demand.podKey(), a.uuids(), node);
     return BindOutcome.bound(a);
+  }
+
+  private static String conflict(Pod pod, KubernetesClientException e) {
+    return "pod "
+        + pod.getMetadata().getNamespace()
+        + "/"
+        + pod.getMetadata().getName()
+        + " changed while binding (conflict: "
+        + e.getMessage()
+        + "); will retry";
+  }
+
+  /** The pod read again, if it is still unbound, not deleted and asks for the same GPUs. */
+  private Optional<Pod> freshUnchanged(Pod pod, PodDemand demand) {
+    Pod now;
+    try {
+      now =
+          client
+              .pods()
+              .inNamespace(pod.getMetadata().getNamespace())
+              .withName(pod.getMetadata().getName())
+              .get();
+    } catch (KubernetesClientException e) {
+      return Optional.empty();
+    }
+    if (now == null
+        || !demand.podUid().equals(now.getMetadata().getUid())
+        || isBound(now)
+        || now.getMetadata().getDeletionTimestamp() != null
+        || Objects.equals(
+            now.getMetadata().getResourceVersion(), pod.getMetadata().getResourceVersion())) {
+      return Optional.empty();
+    }
+    if (!(PodGpuRequestParser.parse(now) instanceof ParsedRequest.Valid valid)
+        || !DemandMapper.toDemand(demand.podKey(), demand.podUid(), valid.request())
+            .equals(demand)) {
+      return Optional.empty();
+    }
+    return Optional.of(now);
+  }
+
+  /**
+   * Creates the Binding of {@code pod} to {@code node}. The API server copies the Binding's
+   * annotations onto the pod in the same update that sets {@code spec.nodeName}, under the uid and
+   * resourceVersion preconditions (a pod changed since it was read gives 409).
+   */
+  private void createBinding(
+      Pod pod, String node, Map<String, String> annotations, boolean sameVersion) {
+    Binding binding =
+        new BindingBuilder()
+            .withNewMetadata()
+            .withName(pod.getMetadata().getName())
+            .withNamespace(pod.getMetadata().getNamespace())
+            .withUid(pod.getMetadata().getUid())
+            .withResourceVersion(sameVersion ? pod.getMetadata().getResourceVersion() : null)
+            .withAnnotations(annotations)
+            .endMetadata()
+            .withNewTarget()
+            .withApiVersion("v1")
+            .withKind("Node")
+            .withName(node)
+            .endTarget()
+            .build();
+    client.bindings().inNamespace(pod.getMetadata().getNamespace()).resource(binding).create();
   }
 
   /**
@@ -201,16 +241,11 @@ public final class PodBinder {
    * GPUs held until the informer or the reservation TTL settles it, and answer an error.
    */
   private BindOutcome afterBindingFailure(
-      Pod pod,
-      String node,
-      Allocation a,
-      Map<String, String> annotations,
-      KubernetesClientException e) {
+      Pod pod, String node, Allocation a, KubernetesClientException e) {
     String podUid = a.podUid();
     int code = e.getCode();
     if (code >= 400 && code < 500) {
       view.endBind(podUid, false);
-      clearAnnotations(pod, annotations);
       return fail(pod, "binding-rejected", "the API server refused the Binding: " + e.getMessage());
     }
     try {
@@ -226,14 +261,10 @@ public final class PodBinder {
         view.endBind(podUid, true);
         return BindOutcome.bound(a);
       }
-      if (now == null
-          || !podUid.equals(now.getMetadata().getUid())
-          || (now.getSpec().getNodeName() == null || now.getSpec().getNodeName().isEmpty())) {
-        view.endBind(podUid, false);
-        clearAnnotations(pod, annotations);
+      view.endBind(podUid, false);
+      if (now == null || !podUid.equals(now.getMetadata().getUid()) || !isBound(now)) {
         return fail(pod, "binding-failed", "creating the Binding failed: " + e.getMessage());
       }
-      view.endBind(podUid, false);
       return fail(pod, "binding-failed", "pod is bound elsewhere: " + now.getSpec().getNodeName());
     } catch (KubernetesClientException unknown) {
       view.endBindUncertain(podUid);
@@ -246,60 +277,21 @@ public final class PodBinder {
 
   private BindOutcome bindWithoutGpu(Pod pod, String node) {
     try {
-      client
-          .bindings()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .resource(
-              new BindingBuilder()
-                  .withNewMetadata()
-                  .withName(pod.getMetadata().getName())
-                  .withNamespace(pod.getMetadata().getNamespace())
-                  .withUid(pod.getMetadata().getUid())
-                  .endMetadata()
-                  .withNewTarget()
-                  .withApiVersion("v1")
-                  .withKind("Node")
-                  .withName(node)
-                  .endTarget()
-                  .build())
-          .create();
+      createBinding(pod, node, Map.of(), false);
       return BindOutcome.bound(null);
     } catch (KubernetesClientException e) {
       return fail(pod, "binding-rejected", "the API server refused the Binding: " + e.getMessage());
     }
   }
 
-  private void patchAnnotations(Pod pod, Map<String, String> annotations) {
-    Map<String, Object> metadata = new LinkedHashMap<>();
-    metadata.put("uid", pod.getMetadata().getUid());
-    metadata.put("resourceVersion", pod.getMetadata().getResourceVersion());
-    metadata.put("annotations", annotations);
-    String patch = json.asJson(Map.of("metadata", metadata));
-    client
-        .pods()
-        .inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName())
-        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+  private static boolean sameUid(Pod pod, String uid) {
+    return uid.isEmpty() || uid.equals(pod.getMetadata().getUid());
   }
 
-  private void clearAnnotations(Pod pod, Map<String, String> written) {
-    try {
-      Map<String, Object> nulls = new LinkedHashMap<>();
-      written.keySet().forEach(k -> nulls.put(k, null));
-      Map<String, Object> metadata = new LinkedHashMap<>();
-      metadata.put("uid", pod.getMetadata().getUid());
-      metadata.put("annotations", nulls);
-      client
-          .pods()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName())
-          .patch(PatchContext.of(PatchType.JSON_MERGE), json.asJson(Map.of("metadata", metadata)));
-    } catch (RuntimeException e) {
-      LOG.debug(
-          "cannot clear assignment annotations of {}: {}",
-          pod.getMetadata().getName(),
-          e.toString());
-    }
+  private static boolean isBound(Pod pod) {
+    return pod.getSpec() != null
+        && pod.getSpec().getNodeName() != null
+        && !pod.getSpec().getNodeName().isEmpty();
   }
 
   private BindOutcome fail(Pod pod, String reason, String message) {

@@ -28,15 +28,18 @@ import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.request.PodDemand;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -69,6 +72,11 @@ public final class ClusterView implements AutoCloseable {
   private final Set<String> binding = ConcurrentHashMap.newKeySet();
   private final Cache<String, Allocation> reservations;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  // The largest GPU memory of each node in the ledger, and how many nodes have each value: the
+  // request path reads the cluster's largest GPU without walking every GPU. Guarded by lock.
+  private final Map<String, Long> nodeLargestMemory = new HashMap<>();
+  private final TreeMap<Long, Integer> largestMemoryCounts = new TreeMap<>();
+  private volatile long largestMemoryMib;
   private volatile @Nullable SharedIndexInformer<Pod> pods;
   private volatile boolean ready;
   private volatile @Nullable String notReadyReason = "informers not started";
@@ -216,15 +224,56 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code f} with the placement engine and the ledger under the ledger lock (one consistent
+   * view for a decision and the facts it is reported with).
+   */
+  public <T> T withPlacementAndLedger(BiFunction<Placement, Ledger, T> f) {
+    lock.lock();
+    try {
+      return f.apply(placement, ledger);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Returns the largest GPU memory of the cluster in MiB, 0 without GPUs. */
   public long largestGpuMemoryMib() {
-    return withLedger(
-        l ->
-            l.nodes().stream()
-                .flatMap(n -> n.gpus().stream())
-                .mapToLong(Gpu::memoryMib)
-                .max()
-                .orElse(0));
+    return largestMemoryMib;
+  }
+
+  /**
+   * Returns the pod {@code namespace/name} from the pod informer's cache, empty without informers
+   * or when the informer has not seen it. The object is shared with the informer: read only.
+   */
+  public Optional<Pod> cachedPod(String namespace, String name) {
+    SharedIndexInformer<Pod> informer = pods;
+    if (informer == null) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(informer.getStore().getByKey(namespace + "/" + name));
+  }
+
+  private void putLedgerNode(GpuNode node) {
+    ledger.putNode(node);
+    untrackLargest(node.name());
+    long largest = node.gpus().stream().mapToLong(Gpu::memoryMib).max().orElse(0);
+    nodeLargestMemory.put(node.name(), largest);
+    largestMemoryCounts.merge(largest, 1, Integer::sum);
+    largestMemoryMib = largestMemoryCounts.isEmpty() ? 0 : largestMemoryCounts.lastKey();
+  }
+
+  private void removeLedgerNode(String name) {
+    ledger.removeNode(name);
+    untrackLargest(name);
+    largestMemoryMib = largestMemoryCounts.isEmpty() ? 0 : largestMemoryCounts.lastKey();
+  }
+
+  private void untrackLargest(String name) {
+    Long old = nodeLargestMemory.remove(name);
+    if (old != null) {
+      largestMemoryCounts.computeIfPresent(old, (k, n) -> n == 1 ? null : n - 1);
+    }
   }
 
   // ---- reservations and binds ------------------------------------------------------------------
@@ -283,14 +332,18 @@ public final class ClusterView implements AutoCloseable {
    * Starts a bind: marks the pod as binding (so no expiry or informer event releases what the bind
    * reserves) and drops any reservation it held.
    *
-   * @return the bound allocation the pod already holds, if any (then the bind must not proceed)
+   * @return empty when the bind may proceed; otherwise why not (the pod already holds bound GPUs,
+   *     or another bind of the same pod has not ended yet)
    */
-  public Optional<Allocation> beginBind(String podUid) {
+  public Optional<String> beginBind(String podUid) {
     lock.lock();
     try {
+      if (binding.contains(podUid)) {
+        return Optional.of("another bind of this pod is in progress");
+      }
       Optional<Allocation> held = ledger.allocation(podUid);
       if (held.isPresent() && held.get().state() != AllocationState.RESERVED) {
-        return held;
+        return Optional.of("it already holds GPUs on " + held.get().node());
       }
       binding.add(podUid);
       reservations.invalidate(podUid);
@@ -384,11 +437,12 @@ public final class ClusterView implements AutoCloseable {
   public void onNodeDelete(Node node) {
     String name = node.getMetadata().getName();
     nodes.remove(name);
-    withLedger(
-        l -> {
-          l.removeNode(name);
-          return null;
-        });
+    lock.lock();
+    try {
+      removeLedgerNode(name);
+    } finally {
+      lock.unlock();
+    }
   }
 
   public void onGpuNode(GPUNode g) {
@@ -402,17 +456,18 @@ public final class ClusterView implements AutoCloseable {
   public void onGpuNodeDelete(GPUNode g) {
     String name = g.getMetadata().getName();
     gpuNodes.remove(name);
-    withLedger(
-        l -> {
-          l.removeNode(name);
-          return null;
-        });
+    lock.lock();
+    try {
+      removeLedgerNode(name);
+    } finally {
+      lock.unlock();
+    }
   }
 
   private void putNode(GpuNode node) {
     lock.lock();
     try {
-      ledger.putNode(node);
+      putLedgerNode(node);
     } finally {
       lock.unlock();
     }

@@ -29,9 +29,6 @@ public final class PodEvents implements AutoCloseable {
   /** Reason of the event written when the pod's GPU request is invalid. */
   public static final String INVALID_REQUEST = "InvalidGpuRequest";
 
-  /** Reason of the event written when the pod is bound to GPUs. */
-  public static final String GPUS_ASSIGNED = "GpusAssigned";
-
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
   private static final String COMPONENT = "sharegpu-scheduler-extender";
 

@@ -1,17 +1,23 @@
 package io.sharegpu.extender.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sharegpu.core.ledger.GpuUsage;
-import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.extender.cluster.ClusterView;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -31,29 +37,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ExtenderMetrics {
 
   private final MeterRegistry registry;
-  private final MultiGauge computeRatio;
-  private final MultiGauge memoryBytes;
-  private final MultiGauge capacityBytes;
+  // Per-GPU gauges by node|index|uuid|model; touched only by refresh (one scheduled thread).
+  private final Map<String, GpuGauges> gpuGauges = new HashMap<>();
+  private long refreshedVersion = -1;
   private final AtomicInteger ready = new AtomicInteger();
   private final AtomicInteger leader = new AtomicInteger();
+  // Meters by verb and tag, looked up once: the request path only increments them.
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
   /** Creates the meters in {@code registry}. */
   public ExtenderMetrics(MeterRegistry registry) {
     this.registry = registry;
-    this.computeRatio =
-        MultiGauge.builder("sharegpu.gpu.allocated.compute.ratio")
-            .description("Allocated compute of a GPU as a fraction of the GPU")
-            .register(registry);
-    this.memoryBytes =
-        MultiGauge.builder("sharegpu.gpu.allocated.memory")
-            .baseUnit("bytes")
-            .description("Allocated GPU memory")
-            .register(registry);
-    this.capacityBytes =
-        MultiGauge.builder("sharegpu.gpu.memory")
-            .baseUnit("bytes")
-            .description("GPU memory capacity")
-            .register(registry);
     registry.gauge("sharegpu.ledger.ready", ready);
     registry.gauge("sharegpu.extender.leader", leader);
   }
@@ -70,57 +65,114 @@ public final class ExtenderMetrics {
 
   /** Records one call's latency. */
   public void latency(String verb, Duration d) {
-    Timer.builder("sharegpu.extender.request")
-        .description("Latency of kube-scheduler's calls to the extender")
-        .tag("verb", verb)
-        .publishPercentileHistogram()
-        .register(registry)
+    timers
+        .computeIfAbsent(
+            verb,
+            v ->
+                Timer.builder("sharegpu.extender.request")
+                    .description("Latency of kube-scheduler's calls to the extender")
+                    .tag("verb", v)
+                    .publishPercentileHistogram()
+                    .register(registry))
         .record(d);
   }
 
   /** Counts a decision. */
   public void decision(String verb, String outcome) {
-    Counter.builder("sharegpu.decisions")
-        .description("Extender decisions by verb and outcome")
-        .tags("verb", verb, "outcome", outcome)
-        .register(registry)
+    counters
+        .computeIfAbsent(
+            "d|" + verb + "|" + outcome,
+            k ->
+                Counter.builder("sharegpu.decisions")
+                    .description("Extender decisions by verb and outcome")
+                    .tags("verb", verb, "outcome", outcome)
+                    .register(registry))
         .increment();
   }
 
   /** Counts a rejection or failure. */
   public void rejection(String verb, String reason) {
-    Counter.builder("sharegpu.rejections")
-        .description("Rejections and failures by verb and reason")
-        .tags("verb", verb, "reason", reason)
-        .register(registry)
+    counters
+        .computeIfAbsent(
+            "r|" + verb + "|" + reason,
+            k ->
+                Counter.builder("sharegpu.rejections")
+                    .description("Rejections and failures by verb and reason")
+                    .tags("verb", verb, "reason", reason)
+                    .register(registry))
         .increment();
   }
 
-  /** Refreshes the per-GPU gauges from the ledger. */
+  /**
+   * Refreshes the per-GPU gauges from the ledger. Each GPU's gauges are registered once and read a
+   * holder this method updates; the ledger lock is taken per node, never for the whole cluster, so
+   * filter and prioritize do not wait behind a refresh; nothing is done while the ledger has not
+   * changed. Called from one scheduled thread.
+   */
   public void refresh(ClusterView view) {
     ready.set(view.isReady() ? 1 : 0);
-    List<MultiGauge.Row<?>> compute = new ArrayList<>();
-    List<MultiGauge.Row<?>> memory = new ArrayList<>();
-    List<MultiGauge.Row<?>> capacity = new ArrayList<>();
-    view.withLedger(
-        l -> {
-          for (GpuNode n : l.nodes()) {
-            for (GpuUsage u : l.usage(n.name())) {
-              Tags tags =
-                  Tags.of(
-                      "node", n.name(),
-                      "gpu", Integer.toString(u.gpu().index()),
-                      "uuid", u.gpu().uuid(),
-                      "model", u.gpu().model());
-              compute.add(MultiGauge.Row.of(tags, u.usedMilli() / 1000.0));
-              memory.add(MultiGauge.Row.of(tags, u.usedMemoryMib() * 1024.0 * 1024.0));
-              capacity.add(MultiGauge.Row.of(tags, u.gpu().memoryMib() * 1024.0 * 1024.0));
-            }
-          }
-          return null;
-        });
-    computeRatio.register(compute, true);
-    memoryBytes.register(memory, true);
-    capacityBytes.register(capacity, true);
+    long version = view.withLedger(Ledger::version);
+    if (version == refreshedVersion) {
+      return;
+    }
+    List<String> names = view.withLedger(l -> List.copyOf(l.nodeNames()));
+    Set<String> seen = new HashSet<>();
+    for (String name : names) {
+      List<GpuUsage> usage =
+          view.withLedger(l -> l.nodeUsage(name) == null ? List.of() : l.usage(name));
+      for (GpuUsage u : usage) {
+        String key = name + "|" + u.gpu().index() + "|" + u.gpu().uuid() + "|" + u.gpu().model();
+        seen.add(key);
+        GpuGauges g = gpuGauges.computeIfAbsent(key, k -> new GpuGauges(name, u));
+        g.computeRatio = u.usedMilli() / 1000.0;
+        g.memoryBytes = u.usedMemoryMib() * 1024.0 * 1024.0;
+        g.capacityBytes = u.gpu().memoryMib() * 1024.0 * 1024.0;
+      }
+    }
+    for (var it = gpuGauges.entrySet().iterator(); it.hasNext(); ) {
+      var e = it.next();
+      if (!seen.contains(e.getKey())) {
+        e.getValue().meters.forEach(registry::remove);
+        it.remove();
+      }
+    }
+    refreshedVersion = version;
+  }
+
+  /** The gauges of one GPU and the values they report. */
+  private final class GpuGauges {
+    volatile double computeRatio;
+    volatile double memoryBytes;
+    volatile double capacityBytes;
+    final List<Meter> meters = new ArrayList<>(3);
+
+    GpuGauges(String node, GpuUsage u) {
+      Tags tags =
+          Tags.of(
+              "node", node,
+              "gpu", Integer.toString(u.gpu().index()),
+              "uuid", u.gpu().uuid(),
+              "model", u.gpu().model());
+      meters.add(
+          Gauge.builder("sharegpu.gpu.allocated.compute.ratio", this, g -> g.computeRatio)
+              .description("Allocated compute of a GPU as a fraction of the GPU")
+              .tags(tags)
+              .strongReference(true)
+              .register(registry));
+      meters.add(
+          Gauge.builder("sharegpu.gpu.allocated.memory", this, g -> g.memoryBytes)
+              .baseUnit("bytes")
+              .description("Allocated GPU memory")
+              .tags(tags)
+              .strongReference(true)
+              .register(registry));
+      meters.add(
+          Gauge.builder("sharegpu.gpu.memory", this, g -> g.capacityBytes)
+              .baseUnit("bytes")
+              .description("GPU memory capacity")
+              .tags(tags)
+              .strongReference(true)
+              .register(registry));
+    }
   }
 }

@@ -19,11 +19,12 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * kube-scheduler's extender endpoints. Bodies are read and written with {@link WireCodec}
- * (fabric8's Jackson) so the embedded Pods and Nodes decode exactly as Kubernetes writes them.
- * Malformed JSON gets a 400 with a one-line message. With bind leader election, a replica that is
- * not the bind leader forwards {@code /bind} unchanged to the leader and returns its answer; filter
- * and prioritize are answered by every replica.
+ * kube-scheduler's extender endpoints. Bodies are read and written with {@link WireCodec}: filter
+ * and prioritize with its streaming reader and writer (only the Pod fields the extender uses),
+ * everything else with fabric8's Jackson so embedded Pods and Nodes decode exactly as Kubernetes
+ * writes them. Malformed JSON gets a 400 with a one-line message. With bind leader election, a
+ * replica that is not the bind leader forwards {@code /bind} unchanged to the leader and returns
+ * its answer; filter and prioritize are answered by every replica.
  */
 @RestController
 public class ExtenderController {
@@ -62,14 +63,16 @@ public class ExtenderController {
   /** {@code POST /filter}: ExtenderArgs → ExtenderFilterResult. */
   @PostMapping(path = "/filter", produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<String> filter(@RequestBody(required = false) byte[] body) {
-    return timed("filter", () -> handler.filter(codec.read(nonNull(body), ExtenderArgs.class)));
+    return timed(
+        "filter", () -> codec.writeFilterResult(handler.filter(codec.readArgs(nonNull(body)))));
   }
 
   /** {@code POST /prioritize}: ExtenderArgs → a JSON array of HostPriority. */
   @PostMapping(path = "/prioritize", produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<String> prioritize(@RequestBody(required = false) byte[] body) {
     return timed(
-        "prioritize", () -> handler.prioritize(codec.read(nonNull(body), ExtenderArgs.class)));
+        "prioritize",
+        () -> codec.writePriorities(handler.prioritize(codec.readArgs(nonNull(body)))));
   }
 
   /**
@@ -84,7 +87,8 @@ public class ExtenderController {
           @Nullable String forwardedBy) {
     if (leadership.isLeader()) {
       return timed(
-          "bind", () -> handler.bind(codec.read(nonNull(body), ExtenderBindingArgs.class)));
+          "bind",
+          () -> codec.write(handler.bind(codec.read(nonNull(body), ExtenderBindingArgs.class))));
     }
     long start = System.nanoTime();
     try {
@@ -140,12 +144,10 @@ public class ExtenderController {
         .body(codec.write(java.util.Map.of("error", e.getMessage())));
   }
 
-  private ResponseEntity<String> timed(String verb, Supplier<Object> call) {
+  private ResponseEntity<String> timed(String verb, Supplier<String> call) {
     long start = System.nanoTime();
     try {
-      return ResponseEntity.ok()
-          .contentType(MediaType.APPLICATION_JSON)
-          .body(codec.write(call.get()));
+      return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(call.get());
     } finally {
       metrics.latency(verb, Duration.ofNanos(System.nanoTime() - start));
     }

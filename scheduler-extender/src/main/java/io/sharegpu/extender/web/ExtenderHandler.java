@@ -70,18 +70,23 @@ public final class ExtenderHandler {
     PodDemand demand = d.demand;
     view.observe(demand);
     view.dropOwnReservation(demand.podUid());
-    FilterResult result = view.withPlacement(p -> p.filter(demand, names));
-    Set<String> known = view.withLedger(l -> l.nodeNames());
     Map<String, String> failed = new LinkedHashMap<>();
     Map<String, String> unresolvable = new LinkedHashMap<>();
-    for (Map.Entry<String, Rejection> e : result.rejected().entrySet()) {
-      String reason = e.getValue().reason();
-      if (known.contains(e.getKey())) {
-        failed.put(e.getKey(), reason);
-      } else {
-        unresolvable.put(e.getKey(), reason);
-      }
-    }
+    FilterResult result =
+        view.withPlacementAndLedger(
+            (p, ledger) -> {
+              FilterResult r = p.filter(demand, names);
+              Set<String> known = ledger.nodeNames();
+              for (Map.Entry<String, Rejection> e : r.rejected().entrySet()) {
+                String reason = e.getValue().reason();
+                if (known.contains(e.getKey())) {
+                  failed.put(e.getKey(), reason);
+                } else {
+                  unresolvable.put(e.getKey(), reason);
+                }
+              }
+              return r;
+            });
     if (result.feasible().isEmpty()) {
       metrics.decision("filter", "unschedulable");
       metrics.rejection("filter", "no-gpu-fits");

@@ -4,6 +4,7 @@ import static io.sharegpu.extender.Fixtures.addNode;
 import static io.sharegpu.extender.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
@@ -11,12 +12,14 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +29,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * API-server faults during bind (scripted mock server): a 409 on the annotation patch, a 500 and a
- * timeout creating the Binding. No reservation may leak and no GPU may be given twice.
+ * API-server faults during bind (scripted mock server): a 409 creating the Binding (a stale pod
+ * version is retried once with the fresh pod), a 500 and a timeout creating the Binding. No
+ * reservation may leak and no GPU may be given twice.
  */
 class PodBinderFaultTest {
 
@@ -84,12 +88,12 @@ class PodBinderFaultTest {
   }
 
   @Test
-  void conflictOnThePatchReleasesAndAnswersError() {
+  void conflictOnTheBindingReleasesAndAnswersError() {
     server.expect().get().withPath(POD_PATH).andReturn(200, pending()).always();
     server
         .expect()
-        .patch()
-        .withPath(POD_PATH)
+        .post()
+        .withPath(BINDING_PATH)
         .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict").build())
         .always();
     BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
@@ -101,9 +105,46 @@ class PodBinderFaultTest {
   }
 
   @Test
+  void aConflictFromAStaleVersionIsRetriedOnceWithTheFreshPod() throws Exception {
+    Pod newer =
+        new PodBuilder(pending()).editMetadata().withResourceVersion("8").endMetadata().build();
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).once();
+    server.expect().get().withPath(POD_PATH).andReturn(200, newer).always();
+    server
+        .expect()
+        .post()
+        .withPath(BINDING_PATH)
+        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict").build())
+        .once();
+    server
+        .expect()
+        .post()
+        .withPath(BINDING_PATH)
+        .andReturn(201, new StatusBuilder().build())
+        .always();
+    BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
+    assertThat(out.ok()).as(out.message()).isTrue();
+    assertThat(allocations()).hasSize(1);
+    // each Binding carries the uid and the resourceVersion it was decided on, and the annotations
+    List<Binding> posted = new ArrayList<>();
+    for (int i = server.getRequestCount(); i > 0; i--) {
+      RecordedRequest r = server.takeRequest(1, TimeUnit.SECONDS);
+      if (r != null && r.getMethod().equals("POST")) {
+        posted.add(
+            fastClient.getKubernetesSerialization().unmarshal(r.getUtf8Body(), Binding.class));
+      }
+    }
+    assertThat(posted)
+        .extracting(b -> b.getMetadata().getResourceVersion())
+        .containsExactly("7", "8");
+    assertThat(posted).allSatisfy(b -> assertThat(b.getMetadata().getUid()).isEqualTo("uid-a"));
+    assertThat(posted.get(1).getMetadata().getAnnotations())
+        .containsKey(io.sharegpu.api.ShareGpuAnnotations.ASSIGNED_GPUS);
+  }
+
+  @Test
   void serverErrorCreatingTheBindingOnAnUnboundPodReleases() {
     server.expect().get().withPath(POD_PATH).andReturn(200, pending()).always();
-    server.expect().patch().withPath(POD_PATH).andReturn(200, pending()).always();
     server
         .expect()
         .post()
@@ -119,9 +160,8 @@ class PodBinderFaultTest {
   @Test
   void serverErrorWhenThePodGotBoundAnywayIsSuccess() {
     Pod bound = new PodBuilder(pending()).editSpec().withNodeName("t4").endSpec().build();
-    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).times(2);
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).once();
     server.expect().get().withPath(POD_PATH).andReturn(200, bound).always();
-    server.expect().patch().withPath(POD_PATH).andReturn(200, pending()).always();
     server
         .expect()
         .post()
@@ -135,9 +175,8 @@ class PodBinderFaultTest {
 
   @Test
   void timeoutCreatingTheBindingNeverDoubleBooksAndDoesNotLeak() {
-    // read by the binder, then by the patch
-    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).times(2);
-    server.expect().patch().withPath(POD_PATH).andReturn(200, pending()).always();
+    // read by the binder
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).once();
     server
         .expect()
         .post()

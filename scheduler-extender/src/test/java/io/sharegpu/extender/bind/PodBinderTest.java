@@ -4,6 +4,7 @@ import static io.sharegpu.extender.Fixtures.addNode;
 import static io.sharegpu.extender.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -67,20 +68,41 @@ class PodBinderTest {
   }
 
   @Test
-  void bindPatchesAnnotationsCreatesTheBindingAndCommits() {
+  void bindCreatesTheBindingWithTheAssignmentAnnotationsAndCommits() {
     Pod p = create("a", 250, 10240);
     BindOutcome out = binder.bind("ns", "a", p.getMetadata().getUid(), "h100");
     assertThat(out.ok()).as(out.message()).isTrue();
-    Pod after = client.pods().inNamespace("ns").withName("a").get();
-    String gpus = after.getMetadata().getAnnotations().get(ShareGpuAnnotations.ASSIGNED_GPUS);
+    // the API server copies the Binding's annotations onto the pod in the write that binds it
+    // (ExtenderE2E checks that on a real one); the mock server only stores the Binding
+    Binding binding = client.bindings().inNamespace("ns").withName("a").get();
+    assertThat(binding.getTarget().getName()).isEqualTo("h100");
+    Map<String, String> annotations = binding.getMetadata().getAnnotations();
+    String gpus = annotations.get(ShareGpuAnnotations.ASSIGNED_GPUS);
     assertThat(gpus).startsWith("GPU-h100-");
-    assertThat(after.getMetadata().getAnnotations())
+    assertThat(annotations)
         .containsEntry(ShareGpuAnnotations.ASSIGNED_MEMORY_MIB, "10240")
-        .containsEntry(ShareGpuAnnotations.MPS_ACTIVE_THREAD_PERCENTAGE, "25");
+        .containsEntry(ShareGpuAnnotations.MPS_ACTIVE_THREAD_PERCENTAGE, "25")
+        .containsEntry(ShareGpuAnnotations.ASSIGNED_NODE, "h100");
     Optional<Allocation> a = view.withLedger(l -> l.allocation(p.getMetadata().getUid()));
     assertThat(a.map(Allocation::state)).contains(AllocationState.BOUND);
     assertThat(a.get().uuids()).containsExactly(gpus);
-    assertThat(client.bindings().inNamespace("ns").withName("a").get()).isNotNull();
+    // nothing is written to the pod itself before the Binding
+    Pod after = client.pods().inNamespace("ns").withName("a").get();
+    assertThat(after.getMetadata().getAnnotations())
+        .doesNotContainKey(ShareGpuAnnotations.ASSIGNED_GPUS);
+  }
+
+  @Test
+  void aSecondBindOfTheSamePodWhileTheFirstIsInFlightIsRefused() {
+    Pod p = create("twice", 250, 0);
+    String uid = p.getMetadata().getUid();
+    assertThat(view.beginBind(uid)).isEmpty();
+    BindOutcome second = binder.bind("ns", "twice", uid, "h100");
+    assertThat(second.ok()).isFalse();
+    assertThat(second.message()).contains("in progress");
+    view.endBind(uid, false);
+    assertThat(binder.bind("ns", "twice", uid, "h100").ok()).isTrue();
+    assertThat(allocationCount()).isEqualTo(1);
   }
 
   @Test
