@@ -202,7 +202,6 @@ class ChartInstallE2E {
     assertAllowed(sa, "watch", "", "nodes", null, null);
     assertAllowed(sa, "list", "", "pods", null, null);
     assertAllowed(sa, "watch", "", "pods", "team-a", null);
-    assertAllowed(sa, "patch", "", "pods", "team-a", null);
     assertAllowed(sa, "create", "", "pods/binding", "team-a", null);
     assertAllowed(sa, "create", "", "bindings", "team-a", null);
     assertAllowed(sa, "list", "sharegpu.io", "gpunodes", null, null);
@@ -215,6 +214,7 @@ class ChartInstallE2E {
     assertDenied(sa, "delete", "", "pods", "team-a", null);
     assertDenied(sa, "create", "", "pods", "team-a", null);
     assertDenied(sa, "update", "", "pods", "team-a", null);
+    assertDenied(sa, "patch", "", "pods", "team-a", null);
     assertDenied(sa, "get", "", "secrets", NS, null);
     assertDenied(sa, "list", "", "secrets", null, null);
     assertDenied(sa, "patch", "", "nodes", null, null);
