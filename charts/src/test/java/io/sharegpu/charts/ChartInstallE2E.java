@@ -250,22 +250,13 @@ class ChartInstallE2E {
   }
 
   @Test
-  void extenderImpersonatedAnnotatesAndBindsAPodAsItsBinderDoes() {
+  void extenderImpersonatedBindsAPodWithItsAnnotationsAsItsBinderDoes() {
     String namespace = "chart-e2e-bind";
     createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
-    client.pods().inNamespace(namespace).resource(pod("train")).create();
+    Pod created = client.pods().inNamespace(namespace).resource(pod("train")).create();
     try (KubernetesClient extender = impersonating(NS, "sharegpu-extender")) {
-      extender
-          .pods()
-          .inNamespace(namespace)
-          .withName("train")
-          .edit(
-              p ->
-                  new PodBuilder(p)
-                      .editMetadata()
-                      .addToAnnotations("sharegpu.io/assigned-gpus", "GPU-e2e")
-                      .endMetadata()
-                      .build());
+      // The binder's one write: the assignment annotations travel in the Binding's metadata, with
+      // the pod's uid and resourceVersion as preconditions; the extender may not patch pods.
       extender
           .bindings()
           .inNamespace(namespace)
@@ -273,6 +264,9 @@ class ChartInstallE2E {
               new BindingBuilder()
                   .withNewMetadata()
                   .withName("train")
+                  .withUid(created.getMetadata().getUid())
+                  .withResourceVersion(created.getMetadata().getResourceVersion())
+                  .addToAnnotations("sharegpu.io/assigned-gpus", "GPU-e2e")
                   .endMetadata()
                   .withNewTarget()
                   .withKind("Node")
@@ -280,6 +274,21 @@ class ChartInstallE2E {
                   .endTarget()
                   .build())
           .create();
+      assertThatThrownBy(
+              () ->
+                  extender
+                      .pods()
+                      .inNamespace(namespace)
+                      .withName("train")
+                      .edit(
+                          p ->
+                              new PodBuilder(p)
+                                  .editMetadata()
+                                  .addToAnnotations("sharegpu.io/assigned-gpus", "GPU-other")
+                                  .endMetadata()
+                                  .build()))
+          .isInstanceOf(KubernetesClientException.class)
+          .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
     }
     Pod bound = client.pods().inNamespace(namespace).withName("train").get();
     assertThat(bound.getSpec().getNodeName()).isEqualTo("gpu-node-1");
