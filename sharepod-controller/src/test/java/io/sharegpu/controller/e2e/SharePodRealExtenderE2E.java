@@ -168,9 +168,12 @@ class SharePodRealExtenderE2E {
     await()
         .atMost(WAIT)
         .untilAsserted(
-            () ->
-                assertThat(status("training").getConditions())
-                    .anySatisfy(c -> assertThat(c.getReason()).isEqualTo("Unschedulable")));
+            () -> {
+              // the controller may not have written a status yet: keep waiting, do not fail
+              assertThat(status("training")).isNotNull();
+              assertThat(status("training").getConditions())
+                  .anySatisfy(c -> assertThat(c.getReason()).isEqualTo("Unschedulable"));
+            });
 
     for (String name : List.of("notebook", "inference", "wants-b200")) {
       client.resources(SharePod.class).inNamespace(NAMESPACE).withName(name).delete();
