@@ -131,6 +131,9 @@ final class NodeTable {
   }
 
   private static int spread(int h) {
-    return h ^ (h >>> 16);
+    // node names differ in their last characters, so their String hashes are nearly consecutive;
+    // a multiplicative mix scatters them (linear probing clusters on consecutive homes)
+    int x = h * 0x9E3779B9;
+    return x ^ (x >>> 16);
   }
 }

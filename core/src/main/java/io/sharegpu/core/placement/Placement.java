@@ -14,10 +14,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
@@ -77,6 +78,8 @@ public final class Placement {
   private int[] scratchMilli = new int[8];
   private long[] scratchMem = new long[8];
   private int[] scratchTaken = new int[8];
+  private int[] seenAt = new int[64];
+  private int seenStamp;
 
   /** Places on {@code ledger} (read, never changed) with {@code policy}. */
   public Placement(Ledger ledger, PlacementPolicy policy) {
@@ -97,20 +100,42 @@ public final class Placement {
    */
   public FilterResult filter(PodDemand pod, Collection<String> nodeNames) {
     Plan plan = plan(pod);
-    List<String> feasible = new ArrayList<>(nodeNames.size());
-    Map<String, Rejection> rejected = new LinkedHashMap<>();
+    int n = nodeNames.size();
+    String[] feasible = new String[n];
+    Rejection[] rejected = new Rejection[n];
+    int r = 0;
     Failure failure = new Failure();
-    if (lastFeasible.length < nodeNames.size()) {
-      lastFeasible = new String[nodeNames.size()];
-      lastScore = new double[nodeNames.size()];
+    if (lastFeasible.length < n) {
+      lastFeasible = new String[n];
+      lastScore = new double[n];
     }
     lastFeasibleStamp = -1;
+    int seen = nextSeenStamp();
+    @Nullable Set<String> unknown = null;
     int k = 0;
     for (String name : nodeNames) {
       int slot = ledger.nodeSlot(name);
       if (slot < 0) {
-        rejected.put(name, new Rejection(name, noGpuNode(), List.of()));
+        if (unknown == null) {
+          unknown = new HashSet<>();
+        }
+        if (unknown.add(name)) {
+          rejected[r++] = new Rejection(name, noGpuNode(), List.of());
+        }
         continue;
+      }
+      if (!firstSight(slot, seen)) {
+        continue;
+      }
+      if (plan.byClass) {
+        // the common case: the node's state was already evaluated for this pod
+        int id = ledger.stateClass(slot);
+        ClassEntry hit = id < byClass.length ? byClass[id] : null;
+        if (hit != null && hit.stamp == stamp && hit.orderFree && hit.fits) {
+          feasible[k] = name;
+          lastScore[k++] = hit.score;
+          continue;
+        }
       }
       failure.reset();
       if (plan.byClass) {
@@ -120,10 +145,9 @@ public final class Placement {
             if (c.reason == null) {
               c.reason = summary(plan, ledger.nodeUsage(slot), failure, reasons);
             }
-            rejected.put(name, new Rejection(name, c.reason, List.of()));
+            rejected[r++] = new Rejection(name, c.reason, List.of());
           } else {
-            feasible.add(name);
-            lastFeasible[k] = name;
+            feasible[k] = name;
             lastScore[k++] = sanitize(c.outcome.score);
           }
           continue;
@@ -132,32 +156,34 @@ public final class Placement {
       NodeUsage u = ledger.nodeUsage(slot);
       Outcome o = outcome(plan, name, u, failure);
       if (o == NO_FIT) {
-        rejected.put(name, new Rejection(name, summary(plan, u, failure, reasons), List.of()));
+        rejected[r++] = new Rejection(name, summary(plan, u, failure, reasons), List.of());
       } else {
-        feasible.add(name);
-        lastFeasible[k] = name;
+        feasible[k] = name;
         lastScore[k++] = sanitize(o.score);
       }
     }
+    System.arraycopy(feasible, 0, lastFeasible, 0, k);
     lastFeasibleCount = k;
     lastFeasibleStamp = stamp;
-    return new FilterResult(feasible, rejected);
+    return new FilterResult(feasible, k, rejected, r);
   }
 
   /**
    * Scores the nodes 0..10: the policy's best node gets 10, other nodes the pod fits 1..9 in the
-   * policy's order, nodes it does not fit (or unknown) 0.
+   * policy's order, nodes it does not fit (or unknown) 0. A name asked twice is answered once.
    */
-  public Map<String, Integer> prioritize(PodDemand pod, Collection<String> nodeNames) {
+  public NodeScores prioritize(PodDemand pod, Collection<String> nodeNames) {
     Plan plan = plan(pod);
-    Map<String, Integer> out = new LinkedHashMap<>(nodeNames.size() * 4 / 3 + 1);
-    double[] scores = new double[nodeNames.size()];
-    String[] names = new String[scores.length];
+    int n = nodeNames.size();
+    double[] scores = new double[n];
+    String[] names = new String[n];
     double max = Double.NEGATIVE_INFINITY;
     double min = Double.POSITIVE_INFINITY;
     int k = 0;
     // the feasible names of the last filter, for the same pod and ledger: take its scores
-    boolean same = lastFeasibleStamp == stamp && nodeNames.size() == lastFeasibleCount;
+    boolean same = lastFeasibleStamp == stamp && n == lastFeasibleCount;
+    int seen = -1;
+    @Nullable Set<String> unknown = null;
     for (String name : nodeNames) {
       String last = same ? lastFeasible[k] : null;
       if (last != null && (last == name || last.equals(name))) {
@@ -168,23 +194,31 @@ public final class Placement {
         min = Math.min(min, s);
         continue;
       }
-      same = false;
+      if (same || seen < 0) {
+        // leaving the fast path: mark the names taken so far, to answer a repeated name once
+        same = false;
+        seen = nextSeenStamp();
+        for (int i = 0; i < k; i++) {
+          firstSight(ledger.nodeSlot(names[i]), seen);
+        }
+      }
+      int slot = ledger.nodeSlot(name);
       Outcome o;
-      if (plan.byClass) {
-        int slot = ledger.nodeSlot(name);
-        if (slot < 0) {
-          o = NO_FIT;
-        } else {
-          ClassEntry c = classEntry(plan, name, slot, null);
-          o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
+      if (slot < 0) {
+        if (unknown == null) {
+          unknown = new HashSet<>();
         }
+        if (!unknown.add(name)) {
+          continue;
+        }
+        o = NO_FIT;
+      } else if (!firstSight(slot, seen)) {
+        continue;
+      } else if (plan.byClass) {
+        ClassEntry c = classEntry(plan, name, slot, null);
+        o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
       } else {
-        o = cache.get(name);
-        if (o == null) {
-          NodeUsage u = ledger.nodeUsage(name);
-          o = u == null ? NO_FIT : evaluate(plan, u, null);
-          cache.put(name, o);
-        }
+        o = outcome(plan, name, ledger.nodeUsage(slot), null);
       }
       names[k] = name;
       double s = o == NO_FIT ? Double.NaN : sanitize(o.score);
@@ -194,6 +228,9 @@ public final class Placement {
         min = Math.min(min, s);
       }
     }
+    byte[] out = new byte[k];
+    double range = max - min;
+    boolean spread = range > 0 && Double.isFinite(range);
     for (int i = 0; i < k; i++) {
       double s = scores[i];
       int v;
@@ -202,13 +239,36 @@ public final class Placement {
       } else if (!better(max, s)) {
         v = 10;
       } else {
-        double range = max - min;
-        v = range > 0 && Double.isFinite(range) ? 1 + (int) Math.floor(8 * (s - min) / range) : 1;
+        v = spread ? 1 + (int) Math.floor(8 * (s - min) / range) : 1;
         v = Math.min(9, Math.max(1, v));
       }
-      out.put(names[i], v);
+      out[i] = (byte) v;
     }
-    return out;
+    return new NodeScores(names, out, k);
+  }
+
+  /** A fresh stamp for {@link #firstSight}. */
+  private int nextSeenStamp() {
+    if (++seenStamp == Integer.MAX_VALUE) {
+      Arrays.fill(seenAt, 0);
+      seenStamp = 1;
+    }
+    return seenStamp;
+  }
+
+  /** True the first time {@code slot} is met under {@code seen}; a slot below 0 is never marked. */
+  private boolean firstSight(int slot, int seen) {
+    if (slot < 0) {
+      return true;
+    }
+    if (slot >= seenAt.length) {
+      seenAt = Arrays.copyOf(seenAt, Math.max(slot + 1, seenAt.length * 2));
+    }
+    if (seenAt[slot] == seen) {
+      return false;
+    }
+    seenAt[slot] = seen;
+    return true;
   }
 
   /**
@@ -375,6 +435,8 @@ public final class Placement {
     c.stamp = stamp;
     c.orderFree = orderFree;
     c.outcome = o;
+    c.fits = o != NO_FIT;
+    c.score = c.fits ? sanitize(o.score) : Double.NaN;
     c.reason = null;
     c.kind = f.kind;
     c.container = f.container;
@@ -969,6 +1031,8 @@ public final class Placement {
     int stamp;
     boolean orderFree;
     Outcome outcome = NO_FIT;
+    boolean fits;
+    double score = Double.NaN;
     @Nullable String reason;
     int kind;
     int container;

@@ -331,4 +331,42 @@ class PlacementTest {
     l.commit(p.choose(pod, top).orElseThrow());
     assertThat(p.choose(pod.withHost(0, 0), top)).isPresent();
   }
+
+  @Test
+  void aNameAskedTwiceIsAnsweredOnceInTheOrderAsked() {
+    Placement p = new Placement(cluster(), new BinPackPolicy());
+    PodDemand pod = PodDemand.share("ns/p", "u", 500, 0);
+    FilterResult r = p.filter(pod, List.of("n3", "n2", "ghost", "n1", "n2", "ghost", "n3"));
+    assertThat(r.feasible()).containsExactly("n2", "n1");
+    assertThat(r.rejectedCount()).isEqualTo(2);
+    assertThat(r.rejection(0).node()).isEqualTo("n3");
+    assertThat(r.rejection(1).node()).isEqualTo("ghost");
+    assertThat(r.rejected().keySet()).containsExactly("n3", "ghost");
+    assertThatThrownBy(() -> r.feasible().add("n9"))
+        .isInstanceOf(UnsupportedOperationException.class);
+
+    NodeScores s = p.prioritize(pod, List.of("n1", "ghost", "n2", "n1", "n3"));
+    assertThat(s.keySet()).containsExactly("n1", "ghost", "n2", "n3");
+    assertThat(s.size()).isEqualTo(4);
+    assertThat(s.node(2)).isEqualTo("n2");
+    assertThat(s.score(1)).isZero();
+    assertThat(s).containsEntry("ghost", 0).containsEntry("n3", 0).doesNotContainKey("n9");
+    // n1 already holds 800m on g0, so binpack puts 500m on n1's idle g1 or n2: both fit, one is 10
+    assertThat(s.get("n1") + s.get("n2")).isGreaterThan(10);
+    assertThat(List.of(s.get("n1"), s.get("n2"))).contains(10);
+  }
+
+  @Test
+  void prioritizeOfTheFilteredNamesInAnotherListGivesTheSameScores() {
+    Placement p = new Placement(cluster(), new BinPackPolicy());
+    PodDemand pod = PodDemand.share("ns/p", "u", 150, 0);
+    FilterResult r = p.filter(pod, List.of("n1", "n2", "n3"));
+    NodeScores fast = p.prioritize(pod, r.feasible());
+    // new String objects, as a second HTTP call would bring them
+    List<String> copies = r.feasible().stream().map(n -> new String(n.toCharArray())).toList();
+    Placement fresh = new Placement(cluster(), new BinPackPolicy());
+    NodeScores slow = fresh.prioritize(pod, copies);
+    assertThat(slow).isEqualTo(fast);
+    assertThat(p.prioritize(pod, copies)).isEqualTo(fast);
+  }
 }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.core.placement.FilterResult;
+import io.sharegpu.core.placement.NodeScores;
 import io.sharegpu.core.placement.Rejection;
 import io.sharegpu.core.request.PodDemand;
 import io.sharegpu.extender.bind.BindOutcome;
@@ -77,12 +78,12 @@ public final class ExtenderHandler {
             (p, ledger) -> {
               FilterResult r = p.filter(demand, names);
               Set<String> known = ledger.nodeNames();
-              for (Map.Entry<String, Rejection> e : r.rejected().entrySet()) {
-                String reason = e.getValue().reason();
-                if (known.contains(e.getKey())) {
-                  failed.put(e.getKey(), reason);
+              for (int i = 0; i < r.rejectedCount(); i++) {
+                Rejection rejection = r.rejection(i);
+                if (known.contains(rejection.node())) {
+                  failed.put(rejection.node(), rejection.reason());
                 } else {
-                  unresolvable.put(e.getKey(), reason);
+                  unresolvable.put(rejection.node(), rejection.reason());
                 }
               }
               return r;
@@ -113,24 +114,38 @@ public final class ExtenderHandler {
   public List<HostPriority> prioritize(ExtenderArgs args) {
     List<String> names = args.candidateNames();
     Pod pod = args.pod();
-    List<HostPriority> out = new ArrayList<>();
-    Map<String, Integer> scores = Map.of();
+    NodeScores scores = null;
     if (pod != null && pod.getMetadata() != null && view.isReady()) {
       Demand d = demand(pod);
       if (d.demand != null) {
         PodDemand demand = d.demand;
         view.dropOwnReservation(demand.podUid());
         scores = view.withPlacement(p -> p.prioritize(demand, names));
-        Optional<String> best =
-            scores.entrySet().stream()
-                .filter(e -> e.getValue() > 0)
-                .max(Map.Entry.comparingByValue())
-                .map(Map.Entry::getKey);
-        best.ifPresent(node -> view.reserve(demand, node));
+        String best = null;
+        int bestScore = 0;
+        for (int i = 0; i < scores.size(); i++) {
+          if (scores.score(i) > bestScore) {
+            best = scores.node(i);
+            bestScore = scores.score(i);
+          }
+        }
+        if (best != null) {
+          view.reserve(demand, best);
+        }
       }
     }
-    for (String n : names) {
-      out.add(new HostPriority(n, PriorityMapping.toExtenderScore(scores.getOrDefault(n, 0))));
+    List<HostPriority> out;
+    if (scores == null) {
+      out = new ArrayList<>(names.size());
+      for (String n : names) {
+        out.add(new HostPriority(n, PriorityMapping.toExtenderScore(0)));
+      }
+    } else {
+      // one entry per name asked (a name asked twice is answered once), in the order asked
+      out = new ArrayList<>(scores.size());
+      for (int i = 0; i < scores.size(); i++) {
+        out.add(new HostPriority(scores.node(i), PriorityMapping.toExtenderScore(scores.score(i))));
+      }
     }
     metrics.decision("prioritize", "scored");
     return out;
