@@ -237,6 +237,24 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits up to {@code max} for the ledger to change from {@code version} (an informer event that
+   * released or took GPUs); true if it changed.
+   */
+  public boolean awaitLedgerChange(long version, Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (true) {
+      if (withLedger(Ledger::version) != version) {
+        return true;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      Thread.sleep(Math.max(1, Math.min(2, TimeUnit.NANOSECONDS.toMillis(left))));
+    }
+  }
+
   /** Returns the largest GPU memory of the cluster in MiB, 0 without GPUs. */
   public long largestGpuMemoryMib() {
     return largestMemoryMib;

@@ -1,11 +1,14 @@
 package io.sharegpu.extender.web;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
+import io.sharegpu.core.ledger.AllocationState;
 import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.NodeScores;
 import io.sharegpu.core.placement.Rejection;
@@ -16,6 +19,7 @@ import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.cluster.DemandMapper;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +36,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ExtenderHandler {
 
+  /** How long filter waits for the ledger to change when a pod being deleted holds GPUs. */
+  static final Duration TERMINATING_RECHECK = Duration.ofMillis(100);
+
   private final ClusterView view;
+  private final Cache<String, Boolean> recentlyWaited =
+      Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(1)).build();
   private final BindRouter binder;
   private final PodEvents events;
   private final ExtenderMetrics metrics;
@@ -71,23 +80,21 @@ public final class ExtenderHandler {
     PodDemand demand = d.demand;
     view.observe(demand);
     view.dropOwnReservation(demand.podUid());
-    Map<String, String> failed = new LinkedHashMap<>();
-    Map<String, String> unresolvable = new LinkedHashMap<>();
-    FilterResult result =
-        view.withPlacementAndLedger(
-            (p, ledger) -> {
-              FilterResult r = p.filter(demand, names);
-              Set<String> known = ledger.nodeNames();
-              for (int i = 0; i < r.rejectedCount(); i++) {
-                Rejection rejection = r.rejection(i);
-                if (known.contains(rejection.node())) {
-                  failed.put(rejection.node(), rejection.reason());
-                } else {
-                  unresolvable.put(rejection.node(), rejection.reason());
-                }
-              }
-              return r;
-            });
+    FilterPass pass = filterPass(demand, names);
+    if (pass.result.feasible().isEmpty()
+        && pass.terminatingOnCandidates
+        && recentlyWaited.asMap().putIfAbsent(demand.podUid(), Boolean.TRUE) == null) {
+      // kube-scheduler retries a waiting pod on the event that deletes a pod, and its informer may
+      // see that delete before ours does; no later event need come to retry the pod again. When a
+      // pod being deleted holds GPUs on a candidate, give our informer a moment to catch up. At
+      // most once a second per pod (kube-scheduler's backoff spaces retries at least that far).
+      if (awaitLedgerChange(pass.ledgerVersion)) {
+        pass = filterPass(demand, names);
+      }
+    }
+    FilterResult result = pass.result;
+    Map<String, String> failed = pass.failed;
+    Map<String, String> unresolvable = pass.unresolvable;
     if (result.feasible().isEmpty()) {
       metrics.decision("filter", "unschedulable");
       metrics.rejection("filter", "no-gpu-fits");
@@ -105,6 +112,48 @@ public final class ExtenderHandler {
       }
     }
     return pass(args, result.feasible(), failed, unresolvable);
+  }
+
+  /** One evaluation of filter under the ledger lock, with what the recheck needs. */
+  private record FilterPass(
+      FilterResult result,
+      Map<String, String> failed,
+      Map<String, String> unresolvable,
+      long ledgerVersion,
+      boolean terminatingOnCandidates) {}
+
+  private FilterPass filterPass(PodDemand demand, List<String> names) {
+    return view.withPlacementAndLedger(
+        (p, ledger) -> {
+          FilterResult r = p.filter(demand, names);
+          Map<String, String> failed = new LinkedHashMap<>();
+          Map<String, String> unresolvable = new LinkedHashMap<>();
+          Set<String> known = ledger.nodeNames();
+          boolean terminating = false;
+          for (int i = 0; i < r.rejectedCount(); i++) {
+            Rejection rejection = r.rejection(i);
+            if (known.contains(rejection.node())) {
+              failed.put(rejection.node(), rejection.reason());
+              if (r.feasible().isEmpty() && !terminating) {
+                terminating =
+                    ledger.allocations(rejection.node()).stream()
+                        .anyMatch(a -> a.state() == AllocationState.TERMINATING);
+              }
+            } else {
+              unresolvable.put(rejection.node(), rejection.reason());
+            }
+          }
+          return new FilterPass(r, failed, unresolvable, ledger.version(), terminating);
+        });
+  }
+
+  private boolean awaitLedgerChange(long version) {
+    try {
+      return view.awaitLedgerChange(version, TERMINATING_RECHECK);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /**
