@@ -5,22 +5,17 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GPUNodeStatus;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -240,78 +235,13 @@ class JupyterHubSchedulingE2E {
   }
 
   private static void createGpuNode() {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(NODE)
-                .addToLabels("kubernetes.io/hostname", NODE)
-                .endMetadata()
-                .build())
-        .create();
-    String now = Instant.now().toString();
-    Map<String, Quantity> capacity =
-        Map.of(
-            "cpu", new Quantity("32"),
-            "memory", new Quantity("256Gi"),
-            "pods", new Quantity("110"),
-            "sharegpu.io/gpu-milli", new Quantity("2000"),
-            "sharegpu.io/gpu-memory", new Quantity("163118"));
-    client
-        .nodes()
-        .withName(NODE)
-        .editStatus(
-            n ->
-                new NodeBuilder(n)
-                    .editOrNewStatus()
-                    .withCapacity(capacity)
-                    .withAllocatable(capacity)
-                    .withConditions(
-                        new NodeConditionBuilder()
-                            .withType("Ready")
-                            .withStatus("True")
-                            .withReason("KubeletReady")
-                            .withMessage("simulated by JupyterHubSchedulingE2E")
-                            .withLastHeartbeatTime(now)
-                            .withLastTransitionTime(now)
-                            .build())
-                    .endStatus()
-                    .build());
-
-    // the TaintNodesByCondition admission plugin taints new nodes not-ready; no kubelet lifts it
-    client
-        .nodes()
-        .withName(NODE)
-        .edit(
-            n -> {
-              n.getSpec()
-                  .getTaints()
-                  .removeIf(
-                      t ->
-                          t.getKey().equals("node.kubernetes.io/not-ready")
-                              || t.getKey().equals("node.kubernetes.io/unreachable"));
-              return n;
-            });
-
-    GPUNode gpuNode = new GPUNode();
-    gpuNode.getMetadata().setName(NODE);
-    client.resources(GPUNode.class).resource(gpuNode).create();
-    GPUNodeStatus status = new GPUNodeStatus();
-    status.setGpus(
+    SimulatedNodes.createReadyNode(
+        client, NODE, SimulatedNodes.capacity("32", "256Gi", 2000, 2 * 81559L));
+    SimulatedNodes.createGpuNode(
+        client,
+        NODE,
         List.of(
             new GpuStatus(UUIDS.get(0), 0, "NVIDIA H100 80GB HBM3", 81559),
             new GpuStatus(UUIDS.get(1), 1, "NVIDIA H100 80GB HBM3", 81559)));
-    status.setEnforcement(GPUNodeStatus.ENFORCEMENT_MPS);
-    status.setDriverVersion("550.54.15");
-    status.setHeartbeatTime(now);
-    client
-        .resources(GPUNode.class)
-        .withName(NODE)
-        .editStatus(
-            g -> {
-              g.setStatus(status);
-              return g;
-            });
   }
 }

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.agent.gpu.GpuDevice;
@@ -16,6 +15,7 @@ import io.sharegpu.api.gpunode.GPUNodeStatus;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,7 +24,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -187,38 +186,10 @@ class NodeAgentE2E {
 
   /** Plays the kubelet: registers the Node and reports it Ready with CPU and memory. */
   private static void createReadyNode(String name) {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .addToLabels("kubernetes.io/hostname", name)
-                .endMetadata()
-                .build())
-        .create();
-    String now = Instant.now().toString();
-    Map<String, Quantity> capacity =
+    SimulatedNodes.createReadyNode(
+        client,
+        name,
         Map.of(
-            "cpu", new Quantity("8"), "memory", new Quantity("32Gi"), "pods", new Quantity("110"));
-    client
-        .nodes()
-        .withName(name)
-        .editStatus(
-            n ->
-                new NodeBuilder(n)
-                    .editOrNewStatus()
-                    .withCapacity(capacity)
-                    .withAllocatable(capacity)
-                    .withConditions(
-                        new NodeConditionBuilder()
-                            .withType("Ready")
-                            .withStatus("True")
-                            .withReason("KubeletReady")
-                            .withLastHeartbeatTime(now)
-                            .withLastTransitionTime(now)
-                            .build())
-                    .endStatus()
-                    .build());
+            "cpu", new Quantity("8"), "memory", new Quantity("32Gi"), "pods", new Quantity("110")));
   }
 }

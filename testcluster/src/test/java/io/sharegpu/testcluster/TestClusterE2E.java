@@ -10,13 +10,9 @@ import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.IOException;
@@ -25,7 +21,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -176,61 +171,7 @@ class TestClusterE2E {
   }
 
   private static void createReadyNode(String name) {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .addToLabels("kubernetes.io/hostname", name)
-                .endMetadata()
-                .build())
-        .create();
-    String now = Instant.now().toString();
-    Map<String, Quantity> capacity =
-        Map.of(
-            "cpu", new Quantity("8"),
-            "memory", new Quantity("32Gi"),
-            "pods", new Quantity("110"),
-            "sharegpu.io/gpu-milli", new Quantity("1000"),
-            "sharegpu.io/gpu-memory", new Quantity("81920"));
-    client
-        .nodes()
-        .withName(name)
-        .editStatus(
-            n ->
-                new NodeBuilder(n)
-                    .editOrNewStatus()
-                    .withCapacity(capacity)
-                    .withAllocatable(capacity)
-                    .withConditions(
-                        new NodeConditionBuilder()
-                            .withType("Ready")
-                            .withStatus("True")
-                            .withReason("KubeletReady")
-                            .withMessage("simulated by TestClusterE2E")
-                            .withLastHeartbeatTime(now)
-                            .withLastTransitionTime(now)
-                            .build())
-                    .endStatus()
-                    .build());
-    Node node = client.nodes().withName(name).get();
-    List<Taint> taints = node.getSpec().getTaints();
-    if (taints != null && !taints.isEmpty()) {
-      client
-          .nodes()
-          .withName(name)
-          .edit(
-              n -> {
-                n.getSpec()
-                    .getTaints()
-                    .removeIf(
-                        t ->
-                            t.getKey().equals("node.kubernetes.io/not-ready")
-                                || t.getKey().equals("node.kubernetes.io/unreachable"));
-                return n;
-              });
-    }
+    SimulatedNodes.createReadyNode(client, name, SimulatedNodes.capacity("8", "32Gi", 1000, 81920));
     assertThat(client.nodes().withName(name).get().getStatus().getAllocatable())
         .containsEntry("sharegpu.io/gpu-milli", new Quantity("1000"));
   }

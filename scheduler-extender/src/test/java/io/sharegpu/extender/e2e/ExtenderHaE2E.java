@@ -7,14 +7,10 @@ import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
@@ -23,14 +19,13 @@ import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.assignment.ContainerAssignment;
 import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GPUNodeSpec;
-import io.sharegpu.api.gpunode.GPUNodeStatus;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.request.ContainerGpuRequest;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -43,7 +38,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -453,72 +447,8 @@ class ExtenderHaE2E {
       GPU_NODE.put(s.getUuid(), name);
     }
     long milli = mig ? 1000 : count * 1000L;
-    long memory = count * memMib;
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .addToLabels("kubernetes.io/hostname", name)
-                .endMetadata()
-                .build())
-        .create();
-    String now = Instant.now().toString();
-    Map<String, Quantity> capacity =
-        Map.of(
-            "cpu",
-            new Quantity("64"),
-            "memory",
-            new Quantity("512Gi"),
-            "pods",
-            new Quantity("110"),
-            ShareGpuResources.GPU_MILLI,
-            new Quantity(Long.toString(milli)),
-            ShareGpuResources.GPU_MEMORY,
-            new Quantity(Long.toString(memory)));
-    client
-        .nodes()
-        .withName(name)
-        .editStatus(
-            n ->
-                new NodeBuilder(n)
-                    .editOrNewStatus()
-                    .withCapacity(capacity)
-                    .withAllocatable(capacity)
-                    .withConditions(
-                        new NodeConditionBuilder()
-                            .withType("Ready")
-                            .withStatus("True")
-                            .withReason("KubeletReady")
-                            .withMessage("simulated")
-                            .withLastHeartbeatTime(now)
-                            .withLastTransitionTime(now)
-                            .build())
-                    .endStatus()
-                    .build());
-    Node node = client.nodes().withName(name).get();
-    List<Taint> taints = node.getSpec().getTaints();
-    if (taints != null && !taints.isEmpty()) {
-      client
-          .nodes()
-          .withName(name)
-          .edit(
-              n -> {
-                n.getSpec().getTaints().removeIf(t -> t.getKey().startsWith("node.kubernetes.io/"));
-                return n;
-              });
-    }
-    GPUNode g = new GPUNode();
-    g.setMetadata(new ObjectMetaBuilder().withName(name).build());
-    g.setSpec(new GPUNodeSpec(name));
-    GPUNode created = client.resources(GPUNode.class).resource(g).create();
-    GPUNodeStatus status = new GPUNodeStatus();
-    status.setGpus(gpus);
-    status.setEnforcement(GPUNodeStatus.ENFORCEMENT_MPS);
-    status.setDriverVersion("550.54.15");
-    status.setHeartbeatTime(now);
-    created.setStatus(status);
-    client.resources(GPUNode.class).resource(created).updateStatus();
+    SimulatedNodes.createReadyNode(
+        client, name, SimulatedNodes.capacity("64", "512Gi", milli, count * memMib));
+    SimulatedNodes.createGpuNode(client, name, gpus);
   }
 }

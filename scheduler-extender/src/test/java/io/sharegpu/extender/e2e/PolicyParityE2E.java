@@ -5,15 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.ContainerImage;
 import io.fabric8.kubernetes.api.model.ContainerImageBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.extender.e2e.ParityScenario.Choice;
 import io.sharegpu.extender.e2e.ParityScenario.ExistingSpec;
@@ -22,6 +16,7 @@ import io.sharegpu.extender.e2e.ParityScenario.PodSpec;
 import io.sharegpu.extender.e2e.ParityScenario.Step;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,7 +27,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -259,24 +253,6 @@ class PolicyParityE2E {
   }
 
   private static void createNode(NodeSpec n, String now) {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(n.name())
-                .addToLabels("kubernetes.io/hostname", n.name())
-                .addToLabels(ParityScenario.NODE_LABEL, ParityScenario.NODE_LABEL_VALUE)
-                .endMetadata()
-                .build())
-        .create();
-    Map<String, Quantity> capacity = new LinkedHashMap<>();
-    capacity.put("cpu", new Quantity(Integer.toString(n.cpuCores())));
-    capacity.put("memory", new Quantity("256Gi"));
-    capacity.put("pods", new Quantity("110"));
-    capacity.put(ShareGpuResources.GPU_MILLI, new Quantity(Long.toString(n.count() * 1000L)));
-    capacity.put(
-        ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(n.count() * n.memoryMib())));
     List<ContainerImage> images =
         n.name().equals(ParityScenario.NODE_WITHOUT_IMAGE)
             ? List.of()
@@ -285,39 +261,13 @@ class PolicyParityE2E {
                     .withNames(ParityScenario.IMAGE)
                     .withSizeBytes(ParityScenario.IMAGE_BYTES)
                     .build());
-    client
-        .nodes()
-        .withName(n.name())
-        .editStatus(
-            node ->
-                new NodeBuilder(node)
-                    .editOrNewStatus()
-                    .withCapacity(capacity)
-                    .withAllocatable(capacity)
-                    .withImages(images)
-                    .withConditions(
-                        new NodeConditionBuilder()
-                            .withType("Ready")
-                            .withStatus("True")
-                            .withReason("KubeletReady")
-                            .withMessage("simulated")
-                            .withLastHeartbeatTime(now)
-                            .withLastTransitionTime(now)
-                            .build())
-                    .endStatus()
-                    .build());
-    Node node = client.nodes().withName(n.name()).get();
-    List<Taint> taints = node.getSpec().getTaints();
-    if (taints != null && !taints.isEmpty()) {
-      client
-          .nodes()
-          .withName(n.name())
-          .edit(
-              x -> {
-                x.getSpec().getTaints().removeIf(t -> t.getKey().startsWith("node.kubernetes.io/"));
-                return x;
-              });
-    }
+    SimulatedNodes.createReadyNode(
+        client,
+        n.name(),
+        Map.of(ParityScenario.NODE_LABEL, ParityScenario.NODE_LABEL_VALUE),
+        SimulatedNodes.capacity(
+            Integer.toString(n.cpuCores()), "256Gi", n.count() * 1000L, n.count() * n.memoryMib()),
+        images);
     GPUNode g = ParityScenario.gpuNode(n, now);
     GPUNode created = client.resources(GPUNode.class).resource(gpuNodeWithoutStatus(g)).create();
     created.setStatus(g.getStatus());

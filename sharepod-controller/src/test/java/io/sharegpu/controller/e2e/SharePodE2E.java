@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
@@ -14,12 +12,12 @@ import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuEnv;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GPUNodeStatus;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,7 +29,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -450,59 +447,7 @@ class SharePodE2E {
   }
 
   private static void createGpuNode(String name, String model, long memoryMib, int gpus) {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .addToLabels("kubernetes.io/hostname", name)
-                .endMetadata()
-                .build())
-        .create();
-    String now = Instant.now().toString();
-    Map<String, Quantity> capacity =
-        Map.of(
-            "cpu", new Quantity("64"),
-            "memory", new Quantity("512Gi"),
-            "pods", new Quantity("110"),
-            "sharegpu.io/gpu-milli", new Quantity(Integer.toString(1000 * gpus)),
-            "sharegpu.io/gpu-memory", new Quantity(Long.toString(memoryMib * gpus)));
-    client
-        .nodes()
-        .withName(name)
-        .editStatus(
-            n ->
-                new NodeBuilder(n)
-                    .editOrNewStatus()
-                    .withCapacity(capacity)
-                    .withAllocatable(capacity)
-                    .withConditions(
-                        new NodeConditionBuilder()
-                            .withType("Ready")
-                            .withStatus("True")
-                            .withReason("KubeletReady")
-                            .withMessage("simulated by SharePodE2E")
-                            .withLastHeartbeatTime(now)
-                            .withLastTransitionTime(now)
-                            .build())
-                    .endStatus()
-                    .build());
-    client
-        .nodes()
-        .withName(name)
-        .edit(
-            n -> {
-              if (n.getSpec().getTaints() != null) {
-                n.getSpec().getTaints().removeIf(t -> t.getKey().startsWith("node.kubernetes.io/"));
-              }
-              return n;
-            });
-
-    GPUNode gpuNode = new GPUNode();
-    gpuNode.getMetadata().setName(name);
-    GPUNode created = client.resources(GPUNode.class).resource(gpuNode).create();
-    GPUNodeStatus status = new GPUNodeStatus();
+    SimulatedNodes.createReadyNode(client, name, SimulatedNodes.gpuHost(gpus, memoryMib));
     List<GpuStatus> list = new ArrayList<>();
     for (int i = 0; i < gpus; i++) {
       list.add(
@@ -512,10 +457,6 @@ class SharePodE2E {
               model,
               memoryMib));
     }
-    status.setGpus(list);
-    status.setEnforcement(GPUNodeStatus.ENFORCEMENT_MPS);
-    status.setHeartbeatTime(now);
-    created.setStatus(status);
-    client.resources(GPUNode.class).resource(created).updateStatus();
+    SimulatedNodes.createGpuNode(client, name, list);
   }
 }

@@ -4,28 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GPUNodeStatus;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -228,67 +223,14 @@ class SharePodRealExtenderE2E {
   }
 
   private static void createGpuNode() {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(NODE)
-                .addToLabels("kubernetes.io/hostname", NODE)
-                .endMetadata()
-                .build())
-        .create();
-    String now = Instant.now().toString();
-    Map<String, Quantity> capacity =
-        Map.of(
-            "cpu", new Quantity("64"),
-            "memory", new Quantity("512Gi"),
-            "pods", new Quantity("110"),
-            "sharegpu.io/gpu-milli", new Quantity("2000"),
-            "sharegpu.io/gpu-memory", new Quantity(Long.toString(2 * 81559)));
-    client
-        .nodes()
-        .withName(NODE)
-        .editStatus(
-            n ->
-                new NodeBuilder(n)
-                    .editOrNewStatus()
-                    .withCapacity(capacity)
-                    .withAllocatable(capacity)
-                    .withConditions(
-                        new NodeConditionBuilder()
-                            .withType("Ready")
-                            .withStatus("True")
-                            .withReason("KubeletReady")
-                            .withMessage("simulated by SharePodRealExtenderE2E")
-                            .withLastHeartbeatTime(now)
-                            .withLastTransitionTime(now)
-                            .build())
-                    .endStatus()
-                    .build());
-    client
-        .nodes()
-        .withName(NODE)
-        .edit(
-            n -> {
-              if (n.getSpec().getTaints() != null) {
-                n.getSpec().getTaints().removeIf(t -> t.getKey().startsWith("node.kubernetes.io/"));
-              }
-              return n;
-            });
-    GPUNode gpuNode = new GPUNode();
-    gpuNode.getMetadata().setName(NODE);
-    GPUNode created = client.resources(GPUNode.class).resource(gpuNode).create();
-    GPUNodeStatus status = new GPUNodeStatus();
-    status.setGpus(
+    SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(2, 81559));
+    SimulatedNodes.createGpuNode(
+        client,
+        NODE,
         List.of(
             new GpuStatus(
                 "GPU-shp-x-0000-0000-0000-000000000000", 0, "NVIDIA H100 80GB HBM3", 81559),
             new GpuStatus(
                 "GPU-shp-x-0000-0000-0000-000000000001", 1, "NVIDIA H100 80GB HBM3", 81559)));
-    status.setEnforcement(GPUNodeStatus.ENFORCEMENT_MPS);
-    status.setHeartbeatTime(now);
-    created.setStatus(status);
-    client.resources(GPUNode.class).resource(created).updateStatus();
   }
 }
