@@ -194,7 +194,11 @@ public final class ShareGpuPolicy
   @Override
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
     double s = score(view, grant, pod.cpuMilli(), pod.memoryMib());
-    if (reserveWeight != 0 && pod.models().isEmpty() && workload.total() > 0) {
+    if (reserveWeight != 0
+        && pod.models().isEmpty()
+        && !restrictedDemand.isEmpty()
+        && supplyTotal > 0
+        && workload.total() > 0) {
       s -= reserveWeight * reservedCharge(view, grant);
     }
     return s;
