@@ -33,6 +33,7 @@ public final class Ledger {
   private final StateClasses classes;
   private NodeTable table;
   private long version;
+  private long nodesVersion;
 
   /** Creates an empty ledger. */
   public Ledger() {
@@ -61,6 +62,7 @@ public final class Ledger {
     }
     hostByUid = new HashMap<>(o.hostByUid);
     version = o.version;
+    nodesVersion = o.nodesVersion;
   }
 
   /**
@@ -80,6 +82,7 @@ public final class Ledger {
     }
     nodes.put(node.name(), usage);
     table.put(node.name(), usage);
+    nodesVersion++;
     changed();
   }
 
@@ -90,6 +93,7 @@ public final class Ledger {
   public void removeNode(String name) {
     if (nodes.remove(name) != null) {
       table.remove(name);
+      nodesVersion++;
       changed();
     }
   }
@@ -369,6 +373,14 @@ public final class Ledger {
   /** Returns a number that changes whenever the ledger changes (for caches). */
   public long version() {
     return version;
+  }
+
+  /**
+   * Returns a number that changes whenever a node is added, replaced or removed, but not when pods
+   * are committed or released (for caches of the cluster's inventory).
+   */
+  public long nodesVersion() {
+    return nodesVersion;
   }
 
   /**

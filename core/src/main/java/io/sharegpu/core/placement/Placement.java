@@ -60,6 +60,8 @@ public final class Placement {
   private final PlacementPolicy policy;
   private final @Nullable GpuPreference preference;
   private final boolean stateScored;
+  private final @Nullable SupplyAware supplyAware;
+  private long supplyVersion = -1;
 
   private @Nullable PodDemand cachedPod;
   private long cachedVersion = -1;
@@ -87,6 +89,7 @@ public final class Placement {
     this.policy = policy;
     this.preference = policy instanceof GpuPreference p ? p : null;
     this.stateScored = policy instanceof StateScored;
+    this.supplyAware = policy instanceof SupplyAware s ? s : null;
   }
 
   /** Returns the policy. */
@@ -382,6 +385,10 @@ public final class Placement {
   // ---------------------------------------------------------------- evaluation
 
   private Plan plan(PodDemand pod) {
+    if (supplyAware != null && ledger.nodesVersion() != supplyVersion) {
+      supplyVersion = ledger.nodesVersion();
+      supplyAware.supply(supply(ledger));
+    }
     long v = ledger.version();
     if (v != cachedVersion || (cachedPod != pod && !pod.equals(cachedPod))) {
       cache.clear();
@@ -391,6 +398,23 @@ public final class Placement {
       stamp++;
     }
     return new Plan(pod, stateScored);
+  }
+
+  /** GPU compute by model: healthy GPUs that are not MIG parents. */
+  static Map<String, Long> supply(Ledger ledger) {
+    Map<String, Long> out = new HashMap<>();
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null) {
+        continue;
+      }
+      for (int i = 0, n = u.size(); i < n; i++) {
+        if (u.isHealthy(i) && !u.isMigParent(i)) {
+          out.merge(u.gpu(i).model(), (long) u.computeMilli(i), Long::sum);
+        }
+      }
+    }
+    return out;
   }
 
   /**

@@ -1,30 +1,46 @@
 package io.sharegpu.core.policy;
 
 import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.ledger.GpuUsage;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.placement.GpuPreference;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.placement.StateScored;
+import io.sharegpu.core.placement.SupplyAware;
 import io.sharegpu.core.request.PodDemand;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 /**
- * ShareGPU's default policy: online fragmentation descent with host-resource stranding. It learns
- * the workload only from the pods it has observed and places each pod where the node's expected
- * waste grows least. The expected waste of a node has two parts:
+ * ShareGPU's default policy: online fragmentation descent with host-resource stranding and a charge
+ * for GPU models that restricted pods need. It learns the workload only from the pods it has
+ * observed and places each pod where the node's expected waste grows least. The expected waste of a
+ * node has three parts:
  *
  * <ol>
  *   <li>the expected fragment ({@link NodeState#fragment}: GPU compute that the pods to come could
  *       not use), over every shape seen (pods with and without GPUs), each weighted by its pod
  *       count;
- *   <li>the stranded GPU compute: free GPU compute that the node's free host CPU or host memory
- *       cannot feed, at the CPU and memory per GPU that the observed GPU pods asked for on average
- *       ({@code max(0, freeGpu - freeCpu / cpuPerGpu, freeGpu - freeMemory / memoryPerGpu)}). A
- *       node whose CPU runs out strands all its free GPU; this term steers CPU-hungry pods (and
- *       pods without GPUs) to nodes with CPU to spare long before that cliff. Nodes that do not
- *       track host CPU or memory (the extender's) have no stranding.
+ *   <li>the stranded GPU compute (weight 2): free GPU compute that the node's free host CPU or host
+ *       memory cannot feed, at the CPU and memory per GPU that the observed GPU pods asked for on
+ *       average ({@code max(0, freeGpu - freeCpu / cpuPerGpu, freeGpu - freeMemory /
+ *       memoryPerGpu)}). A node whose CPU runs out strands all its free GPU; this term steers
+ *       CPU-hungry pods (and pods without GPUs) to nodes with CPU to spare long before that cliff.
+ *       Nodes that do not track host CPU or memory (the extender's) have no stranding;
+ *   <li>the reserved-model charge (weight 1), for pods that may run on any GPU model only: each
+ *       milli-GPU the pod takes costs the {@linkplain #pressure pressure} of that GPU's model, how
+ *       much the pods restricted to GPU models need it. A model whose restricted pods asked for a
+ *       larger share of the observed GPU demand than the model's share of the cluster's GPUs (the
+ *       inventory {@link io.sharegpu.core.placement.Placement} passes through {@link SupplyAware})
+ *       costs about one milli per milli, a model no restricted pod asked for costs nothing, so
+ *       unrestricted pods leave the scarce models to the pods that can run nowhere else. Without
+ *       restricted pods, or before the inventory is known, the charge is 0.
  * </ol>
  *
  * <p>Scores are exact arithmetic rather than an integer score. Ties go to the node with less free
@@ -32,25 +48,39 @@ import java.util.List;
  * then to the GPU with the least free compute. Before it has seen any pod it packs.
  */
 public final class ShareGpuPolicy
-    implements PlacementPolicy, GpuPreference, HostOnlyScore, StateScored {
+    implements PlacementPolicy, GpuPreference, HostOnlyScore, StateScored, SupplyAware {
   /** Registered name. */
   public static final String NAME = "sharegpu";
 
   /** Default weight of stranded GPU compute against the expected fragment. */
   static final double DEFAULT_STRAND_WEIGHT = 2.0;
 
+  /** Default weight of the reserved-model charge against the expected fragment. */
+  static final double DEFAULT_RESERVE_WEIGHT = 1.0;
+
   private final Workload workload = new Workload();
   private final FragmentIndex index = new FragmentIndex();
   private long observed;
   private final double byCount;
   private final double strandWeight;
+  private final double reserveWeight;
   private double gpuSeen;
   private double cpuSeen;
   private double memorySeen;
 
+  /** Observed GPU demand (milli) of pods restricted to GPU models, by their set of models. */
+  private final Map<Set<String>, double[]> restrictedDemand = new LinkedHashMap<>();
+
+  /** The cluster's GPU compute by model (lower case), as last given to {@link #supply}. */
+  private final Map<String, Long> supplyByModel = new LinkedHashMap<>();
+
+  private double supplyTotal;
+  private final Map<String, Double> pressureByModel = new HashMap<>();
+  private long pressureAt = -1;
+
   /** A policy that has seen no pod yet; every pod counts once. */
   public ShareGpuPolicy() {
-    this(1, DEFAULT_STRAND_WEIGHT);
+    this(1, DEFAULT_STRAND_WEIGHT, DEFAULT_RESERVE_WEIGHT);
   }
 
   /**
@@ -59,10 +89,12 @@ public final class ShareGpuPolicy
    *     measured as good as counting GPUs on the default list and far better on lists of pods
    *     restricted to GPU models)
    * @param strandWeight weight of the stranded GPU compute (0 = plain fragmentation descent)
+   * @param reserveWeight weight of the reserved-model charge (0 = none)
    */
-  ShareGpuPolicy(double byCount, double strandWeight) {
+  ShareGpuPolicy(double byCount, double strandWeight, double reserveWeight) {
     this.byCount = byCount;
     this.strandWeight = strandWeight;
+    this.reserveWeight = reserveWeight;
   }
 
   @Override
@@ -70,7 +102,7 @@ public final class ShareGpuPolicy
     return NAME;
   }
 
-  /** Counts the pod's shape, and its host CPU and memory if it asks for GPUs. */
+  /** Counts the pod's shape, and its host CPU, memory and allowed models if it asks for GPUs. */
   @Override
   public void observe(PodDemand pod) {
     PodShape shape = PodShape.of(pod);
@@ -79,6 +111,9 @@ public final class ShareGpuPolicy
       gpuSeen += gpu;
       cpuSeen += pod.cpuMilli();
       memorySeen += pod.memoryMib();
+      if (!shape.models().isEmpty()) {
+        restrictedDemand.computeIfAbsent(shape.models(), k -> new double[1])[0] += gpu;
+      }
     }
     observe(shape);
   }
@@ -94,9 +129,96 @@ public final class ShareGpuPolicy
     return observed;
   }
 
+  /** Takes the cluster's GPU inventory, by model, for the reserved-model charge. */
+  @Override
+  public void supply(Map<String, Long> computeMilliByModel) {
+    supplyByModel.clear();
+    supplyTotal = 0;
+    for (Map.Entry<String, Long> e : computeMilliByModel.entrySet()) {
+      if (e.getValue() > 0) {
+        supplyByModel.merge(e.getKey().toLowerCase(Locale.ROOT), e.getValue(), Long::sum);
+        supplyTotal += e.getValue();
+      }
+    }
+    pressureAt = -1;
+  }
+
+  /**
+   * How much the pods restricted to GPU models need GPUs of this model: the sum, over the observed
+   * sets of allowed models that include it, of the set's share of the observed GPU demand divided
+   * by the share of the cluster's GPU compute that the set may use. 1 means the pods restricted to
+   * it asked for as large a part of the demand as the model is of the cluster; 0 when no restricted
+   * pod may use it, when no pod was observed, or when the inventory is unknown. Remembered until
+   * the next pod is observed or the inventory changes.
+   */
+  double pressure(String model) {
+    if (pressureAt != observed) {
+      pressureByModel.clear();
+      pressureAt = observed;
+    }
+    Double cached = pressureByModel.get(model);
+    if (cached != null) {
+      return cached;
+    }
+    double p = 0;
+    String m = model.toLowerCase(Locale.ROOT);
+    if (gpuSeen > 0 && supplyByModel.containsKey(m)) {
+      for (Map.Entry<Set<String>, double[]> e : restrictedDemand.entrySet()) {
+        Set<String> allowed = e.getKey();
+        if (!allows(allowed, m)) {
+          continue;
+        }
+        double usable = 0;
+        for (Map.Entry<String, Long> s : supplyByModel.entrySet()) {
+          if (allows(allowed, s.getKey())) {
+            usable += s.getValue();
+          }
+        }
+        p += (e.getValue()[0] / gpuSeen) / (usable / supplyTotal);
+      }
+    }
+    pressureByModel.put(model, p);
+    return p;
+  }
+
+  /** Whether a pod restricted to {@code models} (lower case) may use this model (lower case). */
+  private static boolean allows(Set<String> models, String lowerModel) {
+    for (String x : models) {
+      if (lowerModel.contains(x)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   @Override
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
-    return score(view, grant, pod.cpuMilli(), pod.memoryMib());
+    double s = score(view, grant, pod.cpuMilli(), pod.memoryMib());
+    if (reserveWeight != 0
+        && pod.models().isEmpty()
+        && !restrictedDemand.isEmpty()
+        && supplyTotal > 0
+        && workload.total() > 0) {
+      s -= reserveWeight * reservedCharge(view, grant);
+    }
+    return s;
+  }
+
+  /** Σ over the grant's GPUs of the compute taken × the pressure of the GPU's model. */
+  private double reservedCharge(NodeView view, List<ContainerGrant> grant) {
+    double charge = 0;
+    List<GpuUsage> gpus = view.gpus();
+    for (int c = 0, cn = grant.size(); c < cn; c++) {
+      List<GpuGrant> gg = grant.get(c).gpus();
+      for (int k = 0, kn = gg.size(); k < kn; k++) {
+        GpuGrant x = gg.get(k);
+        int i = NodeState.position(view, x.uuid());
+        if (i >= 0) {
+          charge += x.computeMilli() * pressure(gpus.get(i).gpu().model());
+        }
+      }
+    }
+    return charge;
   }
 
   @Override

@@ -12,6 +12,7 @@ import io.sharegpu.core.placement.GpuPreference;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.Placement;
 import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.placement.SupplyAware;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.ArrayList;
@@ -182,10 +183,16 @@ class FastFragmentEquivalenceTest {
   }
 
   /** Delegates to a policy without promising {@code StateScored}: every node is evaluated. */
-  private record NodeByNode(ShareGpuPolicy inner) implements PlacementPolicy, GpuPreference {
+  private record NodeByNode(ShareGpuPolicy inner)
+      implements PlacementPolicy, GpuPreference, SupplyAware {
     @Override
     public String name() {
       return "node-by-node";
+    }
+
+    @Override
+    public void supply(Map<String, Long> computeMilliByModel) {
+      inner.supply(computeMilliByModel);
     }
 
     @Override
@@ -303,8 +310,11 @@ class FastFragmentEquivalenceTest {
    * {@code sharegpu} computed the plain way: every fragment from scratch on every call, and the
    * stranded GPU from the node's plain numbers.
    */
-  static final class ReferenceShareGpu implements PlacementPolicy, GpuPreference, HostOnlyScore {
+  static final class ReferenceShareGpu
+      implements PlacementPolicy, GpuPreference, HostOnlyScore, SupplyAware {
     private final Workload workload = new Workload();
+    private final Map<Set<String>, Double> restricted = new java.util.LinkedHashMap<>();
+    private Map<String, Long> supply = Map.of();
 
     @Override
     public String name() {
@@ -322,13 +332,58 @@ class FastFragmentEquivalenceTest {
         gpuSeen += shape.totalGpuMilli();
         cpuSeen += pod.cpuMilli();
         memorySeen += pod.memoryMib();
+        if (!shape.models().isEmpty()) {
+          restricted.merge(shape.models(), (double) shape.totalGpuMilli(), Double::sum);
+        }
       }
       workload.add(shape, 1);
     }
 
     @Override
+    public void supply(Map<String, Long> computeMilliByModel) {
+      supply = Map.copyOf(computeMilliByModel);
+    }
+
+    @Override
     public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
-      return score(view, NodeState.after(view, pod, grant), pod.memoryMib());
+      double s = score(view, NodeState.after(view, pod, grant), pod.memoryMib());
+      if (pod.models().isEmpty() && workload.total() > 0) {
+        double charge = 0;
+        for (ContainerGrant c : grant) {
+          for (io.sharegpu.core.ledger.GpuGrant g : c.gpus()) {
+            String model = view.gpus().get(NodeState.position(view, g.uuid())).gpu().model();
+            charge += g.computeMilli() * pressure(model);
+          }
+        }
+        s -= ShareGpuPolicy.DEFAULT_RESERVE_WEIGHT * charge;
+      }
+      return s;
+    }
+
+    /** The restricted sets' demand share over the share of the cluster they may use, summed. */
+    private double pressure(String model) {
+      if (!supply.containsKey(model)) {
+        return 0;
+      }
+      long total = 0;
+      for (long v : supply.values()) {
+        total += v;
+      }
+      double p = 0;
+      for (Map.Entry<Set<String>, Double> e : restricted.entrySet()) {
+        PodShape set = new PodShape(0, 1000, 1, e.getKey());
+        if (!set.allows(model)) {
+          continue;
+        }
+        long usable = 0;
+        for (Map.Entry<String, Long> s : supply.entrySet()) {
+          if (set.allows(s.getKey())) {
+            usable += s.getValue();
+          }
+        }
+        p += (e.getValue() / gpuSeen) / ((double) usable / total);
+      }
+      return p;
     }
 
     @Override

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.placement.NodeView;
+import io.sharegpu.core.request.PodDemand;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -123,7 +125,7 @@ class FragmentationPoliciesTest {
     PolicyTestSupport c =
         new PolicyTestSupport().node("a", 2, 28000).node("b", 2, 200000).used("a", 0, 500);
     ShareGpuPolicy policy = new ShareGpuPolicy();
-    ShareGpuPolicy plain = new ShareGpuPolicy(0, 0);
+    ShareGpuPolicy plain = new ShareGpuPolicy(0, 0, 0);
     for (int i = 0; i < 20; i++) {
       policy.observe(share("seen" + i, 500, 5000));
       plain.observe(share("seen" + i, 500, 5000));
@@ -143,7 +145,7 @@ class FragmentationPoliciesTest {
     }
     assertThat(hostOnly(c, policy, "fat", 6000)).isGreaterThan(hostOnly(c, policy, "lean", 6000));
     // without stranding both nodes keep the 8 cores a seen pod asks for: no difference in fragment
-    ShareGpuPolicy plain = new ShareGpuPolicy(0, 0);
+    ShareGpuPolicy plain = new ShareGpuPolicy(0, 0, 0);
     for (int i = 0; i < 10; i++) {
       plain.observe(PolicyTestSupport.whole("seen" + i, 1, 8000));
     }
@@ -160,6 +162,71 @@ class FragmentationPoliciesTest {
       policy.observe(share("seen" + i, 500, 5000));
     }
     assertThat(c.placeUnobserved(policy, share("p", 500, 20000))).isEqualTo("x/0");
+  }
+
+  private static PodDemand restricted(String name, int milli, String... models) {
+    PodDemand p = share(name, milli, 0);
+    return new PodDemand(
+        p.podKey(), p.podUid(), p.containers(), Set.of(models), Set.of(), Set.of(), 0, 0);
+  }
+
+  @Test
+  void pressureComparesRestrictedDemandWithTheModelsShareOfTheCluster() {
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    for (int i = 0; i < 7; i++) {
+      policy.observe(PolicyTestSupport.whole("any" + i, 1, 0));
+    }
+    policy.observe(PolicyTestSupport.whole("t4-" + 0, 1, 0).withModels(Set.of("t4")));
+    policy.observe(PolicyTestSupport.whole("t4-" + 1, 1, 0).withModels(Set.of("T4")));
+    policy.observe(PolicyTestSupport.whole("either", 1, 0).withModels(Set.of("t4", "g2")));
+    // the inventory is not known yet: no pressure
+    assertThat(policy.pressure("Tesla T4")).isZero();
+    policy.supply(Map.of("Tesla T4", 1000L, "G2", 4000L));
+    // t4 alone: 20% of the demand on 20% of the cluster; t4|g2: 10% of the demand on all of it
+    assertThat(policy.pressure("Tesla T4")).isCloseTo(0.2 / 0.2 + 0.1 / 1.0, within(1e-12));
+    assertThat(policy.pressure("G2")).isCloseTo(0.1, within(1e-12));
+    assertThat(policy.pressure("V100")).isZero();
+    // more unrestricted demand lowers it
+    for (int i = 0; i < 10; i++) {
+      policy.observe(PolicyTestSupport.whole("more" + i, 1, 0));
+    }
+    assertThat(policy.pressure("Tesla T4")).isCloseTo(0.1 / 0.2 + 0.05 / 1.0, within(1e-12));
+  }
+
+  @Test
+  void shareGpuLeavesAScarceModelToThePodsRestrictedToIt() {
+    // one T4 with 600m free, four idle G2: 600m shares are expected, 2 in 11 of them T4-only.
+    // Filling the T4 leaves no fragment; on a G2 the share leaves 400m that the expected shares
+    // cannot use. But T4-only pods asked for 18% of the demand and T4 is 20% of the cluster
+    // (pressure 0.91): the unrestricted share is charged 545 for the T4 and goes to a G2. Hosts are
+    // not tracked (as in the extender), so no stranding is involved.
+    PolicyTestSupport c =
+        new PolicyTestSupport().node("t4", 1, 0).node("g2", 4, 0, "G2").used("t4", 0, 400);
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    ShareGpuPolicy plain =
+        new ShareGpuPolicy(1, ShareGpuPolicy.DEFAULT_STRAND_WEIGHT, /* reserveWeight= */ 0);
+    for (ShareGpuPolicy p : List.of(policy, plain)) {
+      for (int i = 0; i < 8; i++) {
+        p.observe(share("any" + i, 600, 0));
+      }
+      p.observe(restricted("t4-0", 600, "t4"));
+      p.observe(restricted("t4-1", 600, "t4"));
+    }
+    assertThat(c.place(plain, share("p", 600, 0))).isEqualTo("t4/0");
+    assertThat(c.place(policy, share("p", 600, 0))).isEqualTo("g2/0");
+    // a T4-only pod is not charged: it has nowhere else to go
+    assertThat(c.place(policy, restricted("q", 600, "t4"))).isEqualTo("t4/0");
+  }
+
+  @Test
+  void withoutRestrictedPodsThereIsNoCharge() {
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    policy.supply(Map.of("T4", 1000L, "G2", 4000L));
+    for (int i = 0; i < 10; i++) {
+      policy.observe(share("any" + i, 600, 0));
+    }
+    assertThat(policy.pressure("T4")).isZero();
+    assertThat(policy.pressure("G2")).isZero();
   }
 
   private static double hostOnly(PolicyTestSupport c, ShareGpuPolicy p, String node, long cpu) {
