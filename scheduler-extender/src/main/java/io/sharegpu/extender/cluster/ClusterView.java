@@ -59,6 +59,9 @@ public final class ClusterView implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
 
+  /** Page size of the informers' lists. */
+  static final long LIST_PAGE = 500;
+
   private final @Nullable KubernetesClient client;
   private final ReentrantLock lock = new ReentrantLock();
   private final Ledger ledger = new Ledger();
@@ -106,20 +109,41 @@ public final class ClusterView implements AutoCloseable {
             .build();
   }
 
-  /** Starts the informers; {@link #isReady()} turns true once all synced and the ledger rebuilt. */
+  /**
+   * Starts the informers; {@link #isReady()} turns true once all synced and the ledger rebuilt.
+   *
+   * <p>The informers list in pages of {@value #LIST_PAGE} (one page of full objects in memory at a
+   * time, as kube-scheduler's own informers do) and keep reduced copies ({@link CachedObjects}).
+   * Once every informer has synced, the ledger is rebuilt from the stores' copies before the view
+   * reports ready: fabric8 delivers the initial list's events to the handlers asynchronously, so
+   * when {@code hasSynced} turns true the handlers may not have seen every object yet.
+   */
   public void start() {
     KubernetesClient c = Objects.requireNonNull(client, "no client");
     notReadyReason = "waiting for the Node, GPUNode and Pod informers to sync";
     SharedIndexInformer<Node> nodeInformer =
-        c.nodes().inform(handler(this::onNode, this::onNodeDelete));
+        c.nodes()
+            .withLimit(LIST_PAGE)
+            .runnableInformer(0)
+            .itemStore(new ReducedItemStore<>(CachedObjects::node));
     SharedIndexInformer<GPUNode> gpuInformer =
-        c.resources(GPUNode.class).inform(handler(this::onGpuNode, this::onGpuNodeDelete));
+        c.resources(GPUNode.class)
+            .withLimit(LIST_PAGE)
+            .runnableInformer(0)
+            .itemStore(new ReducedItemStore<>(CachedObjects::gpuNode));
     SharedIndexInformer<Pod> podInformer =
-        c.pods().inAnyNamespace().inform(handler(this::onPod, this::onPodDelete));
+        c.pods()
+            .inAnyNamespace()
+            .withLimit(LIST_PAGE)
+            .runnableInformer(0)
+            .itemStore(new ReducedItemStore<>(CachedObjects::pod));
     informers.add(nodeInformer);
     informers.add(gpuInformer);
     informers.add(podInformer);
     pods = podInformer;
+    nodeInformer.addEventHandler(handler(this::onNode, this::onNodeDelete)).run();
+    gpuInformer.addEventHandler(handler(this::onGpuNode, this::onGpuNodeDelete)).run();
+    podInformer.addEventHandler(handler(this::onPod, this::onPodDelete)).run();
     while (!informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
       try {
         Thread.sleep(50);
@@ -128,8 +152,11 @@ public final class ClusterView implements AutoCloseable {
         return;
       }
     }
-    // inform() returns after the initial list; apply every pod again now that all nodes are known.
-    reconcileAll();
+    // Apply every cached object now (events for them may still be queued for the handlers), pods
+    // last, so that every pod's node is known; applying an object twice changes nothing.
+    nodeInformer.getStore().list().forEach(this::onNode);
+    gpuInformer.getStore().list().forEach(this::onGpuNode);
+    podInformer.getStore().list().forEach(this::onPod);
     ready = true;
     notReadyReason = null;
     LOG.info(
@@ -531,7 +558,7 @@ public final class ClusterView implements AutoCloseable {
       LOG.warn("pod {} has unreadable assignment annotations", DemandMapper.podKey(pod));
       return;
     }
-    assignedPods.put(uid, pod);
+    assignedPods.put(uid, retained(pod));
     AllocationState state =
         pod.getMetadata().getDeletionTimestamp() != null
             ? AllocationState.TERMINATING
@@ -597,6 +624,26 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
+  /**
+   * The copy of {@code pod} to keep: the pod informer's own copy when it has this version (no
+   * second copy), else a reduced copy.
+   */
+  private Pod retained(Pod pod) {
+    SharedIndexInformer<Pod> informer = pods;
+    if (informer != null) {
+      Pod cached = informer.getStore().get(pod);
+      if (cached == pod
+          || (cached != null
+              && Objects.equals(cached.getMetadata().getUid(), pod.getMetadata().getUid())
+              && Objects.equals(
+                  cached.getMetadata().getResourceVersion(),
+                  pod.getMetadata().getResourceVersion()))) {
+        return cached;
+      }
+    }
+    return CachedObjects.pod(pod);
+  }
+
   public void onPodDelete(Pod pod) {
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
@@ -615,12 +662,6 @@ public final class ClusterView implements AutoCloseable {
       }
     } finally {
       lock.unlock();
-    }
-  }
-
-  private void reconcileAll() {
-    for (Pod p : List.copyOf(assignedPods.values())) {
-      onPod(p);
     }
   }
 
