@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GPUNodeStatus;
@@ -54,14 +55,14 @@ public final class CachedObjects {
     PodSpec source = pod.getSpec();
     PodSpec spec = emptySpec();
     if (source != null) {
-      spec.setNodeName(source.getNodeName());
+      spec.setNodeName(shared(source.getNodeName()));
       spec.setContainers(gpuContainers(source.getContainers()));
       spec.setInitContainers(gpuContainers(source.getInitContainers()));
     }
     p.setSpec(spec);
     PodStatus status = emptyStatus();
     if (pod.getStatus() != null) {
-      status.setPhase(pod.getStatus().getPhase());
+      status.setPhase(shared(pod.getStatus().getPhase()));
     }
     p.setStatus(status);
     return p;
@@ -114,7 +115,7 @@ public final class CachedObjects {
       return m;
     }
     m.setName(source.getName());
-    m.setNamespace(source.getNamespace());
+    m.setNamespace(shared(source.getNamespace()));
     m.setUid(source.getUid());
     m.setResourceVersion(source.getResourceVersion());
     m.setDeletionTimestamp(source.getDeletionTimestamp());
@@ -124,8 +125,12 @@ public final class CachedObjects {
           .getAnnotations()
           .forEach(
               (k, v) -> {
-                if (k != null && v != null && k.startsWith(ShareGpuResources.PREFIX)) {
-                  kept.put(k, v);
+                if (k != null
+                    && v != null
+                    && k.startsWith(ShareGpuResources.PREFIX)
+                    && !k.equals(ShareGpuAnnotations.ASSIGNED_AT)) {
+                  kept.put(
+                      shared(k), k.startsWith(ShareGpuAnnotations.ASSIGNED_GPUS) ? v : shared(v));
                 }
               });
       m.setAnnotations(Map.copyOf(kept));
@@ -168,10 +173,23 @@ public final class CachedObjects {
     resources.forEach(
         (k, v) -> {
           if (k != null && v != null && k.startsWith(ShareGpuResources.PREFIX)) {
-            kept.put(k, v);
+            kept.put(shared(k), shared(v));
           }
         });
     return Map.copyOf(kept);
+  }
+
+  /**
+   * The canonical instance of a string that many cached objects repeat (namespaces, node names,
+   * phases, resource names and amounts, assignment values other than GPU UUIDs). Interned strings
+   * are collected once nothing refers to them.
+   */
+  private static @Nullable String shared(@Nullable String s) {
+    return s == null ? null : s.intern();
+  }
+
+  private static Quantity shared(Quantity q) {
+    return new Quantity(shared(q.getAmount()), shared(q.getFormat()));
   }
 
   private static Container emptyContainer() {

@@ -113,10 +113,11 @@ public final class ClusterView implements AutoCloseable {
    * Starts the informers; {@link #isReady()} turns true once all synced and the ledger rebuilt.
    *
    * <p>The informers list in pages of {@value #LIST_PAGE} (one page of full objects in memory at a
-   * time, as kube-scheduler's own informers do) and keep reduced copies ({@link CachedObjects}).
-   * Once every informer has synced, the ledger is rebuilt from the stores' copies before the view
-   * reports ready: fabric8 delivers the initial list's events to the handlers asynchronously, so
-   * when {@code hasSynced} turns true the handlers may not have seen every object yet.
+   * time, as kube-scheduler's own informers do) and keep reduced copies ({@link CachedObjects}),
+   * without fabric8's by-namespace index (nothing looks objects up by namespace). Once every
+   * informer has synced, the ledger is rebuilt from the stores' copies before the view reports
+   * ready: fabric8 delivers the initial list's events to the handlers asynchronously, so when
+   * {@code hasSynced} turns true the handlers may not have seen every object yet.
    */
   public void start() {
     KubernetesClient c = Objects.requireNonNull(client, "no client");
@@ -125,18 +126,21 @@ public final class ClusterView implements AutoCloseable {
         c.nodes()
             .withLimit(LIST_PAGE)
             .runnableInformer(0)
-            .itemStore(new ReducedItemStore<>(CachedObjects::node));
+            .itemStore(new ReducedItemStore<>(CachedObjects::node))
+            .removeNamespaceIndex();
     SharedIndexInformer<GPUNode> gpuInformer =
         c.resources(GPUNode.class)
             .withLimit(LIST_PAGE)
             .runnableInformer(0)
-            .itemStore(new ReducedItemStore<>(CachedObjects::gpuNode));
+            .itemStore(new ReducedItemStore<>(CachedObjects::gpuNode))
+            .removeNamespaceIndex();
     SharedIndexInformer<Pod> podInformer =
         c.pods()
             .inAnyNamespace()
             .withLimit(LIST_PAGE)
             .runnableInformer(0)
-            .itemStore(new ReducedItemStore<>(CachedObjects::pod));
+            .itemStore(new ReducedItemStore<>(CachedObjects::pod))
+            .removeNamespaceIndex();
     informers.add(nodeInformer);
     informers.add(gpuInformer);
     informers.add(podInformer);

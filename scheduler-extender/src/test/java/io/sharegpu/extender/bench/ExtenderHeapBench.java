@@ -57,6 +57,7 @@ public final class ExtenderHeapBench {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
                 "-XX:TieredStopAtLevel=1",
+                "-Dfake.log=" + Boolean.getBoolean("fake.log"),
                 "-cp",
                 System.getProperty("java.class.path"),
                 FakeApiServer.class.getName(),

@@ -114,6 +114,9 @@ public final class FakeApiServer {
     int from = query.containsKey("continue") ? Integer.parseInt(query.get("continue")) : 0;
     long limit = query.containsKey("limit") ? Long.parseLong(query.get("limit")) : 0;
     int to = limit > 0 ? (int) Math.min(count, from + limit) : count;
+    if (Boolean.getBoolean("fake.log")) {
+      System.err.println("fake API server: " + kind + " " + from + ".." + to + " of " + count);
+    }
     ex.sendResponseHeaders(200, 0);
     try (OutputStream out = new BufferedOutputStream(ex.getResponseBody(), 1 << 16)) {
       StringBuilder head = new StringBuilder();

@@ -154,7 +154,8 @@ class CachedObjectsTest {
             .getAnnotations()
             .forEach(
                 (k, v) -> {
-                  if (k.startsWith(ShareGpuResources.PREFIX)) {
+                  if (k.startsWith(ShareGpuResources.PREFIX)
+                      && !k.equals(ShareGpuAnnotations.ASSIGNED_AT)) {
                     assertThat(cached.getMetadata().getAnnotations()).containsEntry(k, v);
                   }
                 });
