@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -132,13 +133,23 @@ public final class FakeApiServer {
       }
       head.append("},\"items\":[");
       out.write(head.toString().getBytes(StandardCharsets.UTF_8));
+      long bytes = 0;
       for (int i = from; i < to; i++) {
         if (i > from) {
           out.write(',');
         }
-        out.write(JSON.asJson(item.apply(i)).getBytes(StandardCharsets.UTF_8));
+        byte[] json = JSON.asJson(item.apply(i)).getBytes(StandardCharsets.UTF_8);
+        out.write(json);
+        bytes += json.length;
       }
       out.write("]}".getBytes(StandardCharsets.UTF_8));
+      if (from == 0 && to > 0) {
+        System.err.printf(
+            Locale.ROOT,
+            "fake API server: %s items average %,d bytes of JSON%n",
+            kind,
+            bytes / (to - from));
+      }
     }
   }
 
