@@ -40,6 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -157,16 +158,27 @@ public final class ClusterView implements AutoCloseable {
       }
     }
     // Apply every cached object now (events for them may still be queued for the handlers), pods
-    // last, so that every pod's node is known; applying an object twice changes nothing.
-    nodeInformer.getStore().list().forEach(this::onNode);
-    gpuInformer.getStore().list().forEach(this::onGpuNode);
-    podInformer.getStore().list().forEach(this::onPod);
+    // last, so that every pod's node is known; applying an object twice changes nothing. Each is
+    // read again right before it is applied, so an object deleted or changed by a watch event
+    // meanwhile is not brought back in an older state.
+    replay(nodeInformer, this::onNode);
+    replay(gpuInformer, this::onGpuNode);
+    replay(podInformer, this::onPod);
     ready = true;
     notReadyReason = null;
     LOG.info(
         "cluster view ready: {} GPU nodes, {} allocations",
         ledger.nodes().size(),
         withLedger(l -> l.allocations().size()));
+  }
+
+  private static <T> void replay(SharedIndexInformer<T> informer, Consumer<T> apply) {
+    for (String key : informer.getStore().listKeys()) {
+      T current = informer.getStore().getByKey(key);
+      if (current != null) {
+        safely(apply, current);
+      }
+    }
   }
 
   /**
@@ -669,8 +681,7 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
-  private static <T> ResourceEventHandler<T> handler(
-      java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
+  private static <T> ResourceEventHandler<T> handler(Consumer<T> upsert, Consumer<T> delete) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T obj) {
@@ -689,7 +700,7 @@ public final class ClusterView implements AutoCloseable {
     };
   }
 
-  private static <T> void safely(java.util.function.Consumer<T> f, T obj) {
+  private static <T> void safely(Consumer<T> f, T obj) {
     try {
       f.accept(obj);
     } catch (RuntimeException e) {
