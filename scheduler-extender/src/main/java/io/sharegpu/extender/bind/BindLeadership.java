@@ -1,14 +1,18 @@
 package io.sharegpu.extender.bind;
 
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.sharegpu.api.ShareGpuAnnotations;
+import io.sharegpu.extender.cluster.CachedObjects;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +33,7 @@ import org.slf4j.LoggerFactory;
 public final class BindLeadership implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(BindLeadership.class);
+  private static final long LIST_PAGE = 500;
 
   private final @Nullable KubernetesClient client;
   private final @Nullable ClusterView view;
@@ -201,10 +206,7 @@ public final class BindLeadership implements AutoCloseable {
     while (!closed && leading && term.get() == myTerm) {
       try {
         if (v != null && c != null && v.isReady()) {
-          List<Pod> assigned =
-              c.pods().inAnyNamespace().list().getItems().stream()
-                  .filter(BindLeadership::assigned)
-                  .toList();
+          List<Pod> assigned = listAssigned(c);
           if (v.podsSeenAsOf(assigned)) {
             if (leading && term.get() == myTerm) {
               caughtUp = true;
@@ -224,6 +226,29 @@ public final class BindLeadership implements AutoCloseable {
         return;
       }
     }
+  }
+
+  /**
+   * Lists the pods carrying assignment annotations, in pages of {@value #LIST_PAGE} (the list is
+   * still one consistent snapshot), keeping reduced copies: a cluster's pods as full objects would
+   * need gigabytes at once.
+   */
+  private static List<Pod> listAssigned(KubernetesClient c) {
+    List<Pod> assigned = new ArrayList<>();
+    String next = null;
+    do {
+      PodList page =
+          c.pods()
+              .inAnyNamespace()
+              .list(new ListOptionsBuilder().withLimit(LIST_PAGE).withContinue(next).build());
+      for (Pod p : page.getItems()) {
+        if (assigned(p)) {
+          assigned.add(CachedObjects.pod(p));
+        }
+      }
+      next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+    } while (next != null && !next.isEmpty());
+    return assigned;
   }
 
   private static boolean assigned(Pod p) {

@@ -40,6 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -58,6 +59,9 @@ import org.slf4j.LoggerFactory;
 public final class ClusterView implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
+
+  /** Page size of the informers' lists. */
+  static final long LIST_PAGE = 500;
 
   private final @Nullable KubernetesClient client;
   private final ReentrantLock lock = new ReentrantLock();
@@ -106,20 +110,45 @@ public final class ClusterView implements AutoCloseable {
             .build();
   }
 
-  /** Starts the informers; {@link #isReady()} turns true once all synced and the ledger rebuilt. */
+  /**
+   * Starts the informers; {@link #isReady()} turns true once all synced and the ledger rebuilt.
+   *
+   * <p>The informers list in pages of {@value #LIST_PAGE} (one page of full objects in memory at a
+   * time, as kube-scheduler's own informers do) and keep reduced copies ({@link CachedObjects}),
+   * without fabric8's by-namespace index (nothing looks objects up by namespace). Once every
+   * informer has synced, the ledger is rebuilt from the stores' copies before the view reports
+   * ready: fabric8 delivers the initial list's events to the handlers asynchronously, so when
+   * {@code hasSynced} turns true the handlers may not have seen every object yet.
+   */
   public void start() {
     KubernetesClient c = Objects.requireNonNull(client, "no client");
     notReadyReason = "waiting for the Node, GPUNode and Pod informers to sync";
     SharedIndexInformer<Node> nodeInformer =
-        c.nodes().inform(handler(this::onNode, this::onNodeDelete));
+        c.nodes()
+            .withLimit(LIST_PAGE)
+            .runnableInformer(0)
+            .itemStore(new ReducedItemStore<>(CachedObjects::node))
+            .removeNamespaceIndex();
     SharedIndexInformer<GPUNode> gpuInformer =
-        c.resources(GPUNode.class).inform(handler(this::onGpuNode, this::onGpuNodeDelete));
+        c.resources(GPUNode.class)
+            .withLimit(LIST_PAGE)
+            .runnableInformer(0)
+            .itemStore(new ReducedItemStore<>(CachedObjects::gpuNode))
+            .removeNamespaceIndex();
     SharedIndexInformer<Pod> podInformer =
-        c.pods().inAnyNamespace().inform(handler(this::onPod, this::onPodDelete));
+        c.pods()
+            .inAnyNamespace()
+            .withLimit(LIST_PAGE)
+            .runnableInformer(0)
+            .itemStore(new ReducedItemStore<>(CachedObjects::pod))
+            .removeNamespaceIndex();
     informers.add(nodeInformer);
     informers.add(gpuInformer);
     informers.add(podInformer);
     pods = podInformer;
+    nodeInformer.addEventHandler(handler(this::onNode, this::onNodeDelete)).run();
+    gpuInformer.addEventHandler(handler(this::onGpuNode, this::onGpuNodeDelete)).run();
+    podInformer.addEventHandler(handler(this::onPod, this::onPodDelete)).run();
     while (!informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
       try {
         Thread.sleep(50);
@@ -128,14 +157,28 @@ public final class ClusterView implements AutoCloseable {
         return;
       }
     }
-    // inform() returns after the initial list; apply every pod again now that all nodes are known.
-    reconcileAll();
+    // Apply every cached object now (events for them may still be queued for the handlers), pods
+    // last, so that every pod's node is known; applying an object twice changes nothing. Each is
+    // read again right before it is applied, so an object deleted or changed by a watch event
+    // meanwhile is not brought back in an older state.
+    replay(nodeInformer, this::onNode);
+    replay(gpuInformer, this::onGpuNode);
+    replay(podInformer, this::onPod);
     ready = true;
     notReadyReason = null;
     LOG.info(
         "cluster view ready: {} GPU nodes, {} allocations",
         ledger.nodes().size(),
         withLedger(l -> l.allocations().size()));
+  }
+
+  private static <T> void replay(SharedIndexInformer<T> informer, Consumer<T> apply) {
+    for (String key : informer.getStore().listKeys()) {
+      T current = informer.getStore().getByKey(key);
+      if (current != null) {
+        safely(apply, current);
+      }
+    }
   }
 
   /**
@@ -549,7 +592,7 @@ public final class ClusterView implements AutoCloseable {
       LOG.warn("pod {} has unreadable assignment annotations", DemandMapper.podKey(pod));
       return;
     }
-    assignedPods.put(uid, pod);
+    assignedPods.put(uid, retained(pod));
     AllocationState state =
         pod.getMetadata().getDeletionTimestamp() != null
             ? AllocationState.TERMINATING
@@ -615,6 +658,26 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
+  /**
+   * The copy of {@code pod} to keep: the pod informer's own copy when it has this version (no
+   * second copy), else a reduced copy.
+   */
+  private Pod retained(Pod pod) {
+    SharedIndexInformer<Pod> informer = pods;
+    if (informer != null) {
+      Pod cached = informer.getStore().get(pod);
+      if (cached == pod
+          || (cached != null
+              && Objects.equals(cached.getMetadata().getUid(), pod.getMetadata().getUid())
+              && Objects.equals(
+                  cached.getMetadata().getResourceVersion(),
+                  pod.getMetadata().getResourceVersion()))) {
+        return cached;
+      }
+    }
+    return CachedObjects.pod(pod);
+  }
+
   public void onPodDelete(Pod pod) {
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
@@ -636,14 +699,7 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
-  private void reconcileAll() {
-    for (Pod p : List.copyOf(assignedPods.values())) {
-      onPod(p);
-    }
-  }
-
-  private static <T> ResourceEventHandler<T> handler(
-      java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
+  private static <T> ResourceEventHandler<T> handler(Consumer<T> upsert, Consumer<T> delete) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T obj) {
@@ -662,7 +718,7 @@ public final class ClusterView implements AutoCloseable {
     };
   }
 
-  private static <T> void safely(java.util.function.Consumer<T> f, T obj) {
+  private static <T> void safely(Consumer<T> f, T obj) {
     try {
       f.accept(obj);
     } catch (RuntimeException e) {
