@@ -27,9 +27,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,6 +93,7 @@ class PolicyParityE2E {
         .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
         .serverSideApply();
     awaitNoOtherPendingGpuPods();
+    awaitNoOtherGpuNodes();
     String now = Instant.now().toString();
     for (NodeSpec n : ParityScenario.NODES) {
       createNode(n, now);
@@ -220,6 +223,27 @@ class PolicyParityE2E {
   }
 
   /** Pods of other tests that the scheduler would show to the extender (and so to its policy). */
+  /**
+   * The policy charges for GPUs of models that restricted pods need, relative to the cluster's GPUs
+   * of each model: GPUNodes left by other tests would change its choices but not the replay's.
+   */
+  private static void awaitNoOtherGpuNodes() {
+    Set<String> ours = new HashSet<>();
+    ParityScenario.NODES.forEach(n -> ours.add(n.name()));
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.resources(GPUNode.class).list().getItems().stream()
+                            .map(g -> g.getMetadata().getName())
+                            .filter(name -> !ours.contains(name))
+                            .toList())
+                    .as("GPUNodes of other tests still in the cluster")
+                    .isEmpty());
+  }
+
   private static void awaitNoOtherPendingGpuPods() {
     Awaitility.await()
         .atMost(Duration.ofSeconds(60))
