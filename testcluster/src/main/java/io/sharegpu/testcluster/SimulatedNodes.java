@@ -13,7 +13,6 @@ import io.sharegpu.api.gpunode.GPUNodeSpec;
 import io.sharegpu.api.gpunode.GPUNodeStatus;
 import io.sharegpu.api.gpunode.GpuStatus;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,21 +112,6 @@ public final class SimulatedNodes {
   public static Node createReadyNode(
       KubernetesClient client, String name, Map<String, Quantity> capacity) {
     return createReadyNode(client, name, Map.of(), capacity, List.of());
-  }
-
-  /**
-   * {@code count} healthy GPUs of one model named {@code GPU-<node>-<index>}, each 1000m of
-   * compute.
-   */
-  public static List<GpuStatus> gpus(String node, String model, int count, long memoryMibEach) {
-    List<GpuStatus> gpus = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      GpuStatus s = new GpuStatus("GPU-" + node + "-" + i, i, model, memoryMibEach);
-      s.setComputeMilli(1000);
-      s.setHealthy(true);
-      gpus.add(s);
-    }
-    return gpus;
   }
 
   /**

@@ -130,16 +130,6 @@ public final class Placement {
       if (!firstSight(slot, seen)) {
         continue;
       }
-      if (plan.byClass) {
-        // the common case: the node's state was already evaluated for this pod
-        int id = ledger.stateClass(slot);
-        ClassEntry hit = id < byClass.length ? byClass[id] : null;
-        if (hit != null && hit.stamp == stamp && hit.orderFree && hit.fits) {
-          feasible[k] = name;
-          lastScore[k++] = hit.score;
-          continue;
-        }
-      }
       failure.reset();
       if (plan.byClass) {
         ClassEntry c = classEntry(plan, name, slot, failure);
@@ -197,9 +187,9 @@ public final class Placement {
         min = Math.min(min, s);
         continue;
       }
-      if (same || seen < 0) {
+      same = false;
+      if (seen < 0) {
         // leaving the fast path: mark the names taken so far, to answer a repeated name once
-        same = false;
         seen = nextSeenStamp();
         for (int i = 0; i < k; i++) {
           firstSight(ledger.nodeSlot(names[i]), seen);
@@ -459,8 +449,6 @@ public final class Placement {
     c.stamp = stamp;
     c.orderFree = orderFree;
     c.outcome = o;
-    c.fits = o != NO_FIT;
-    c.score = c.fits ? sanitize(o.score) : Double.NaN;
     c.reason = null;
     c.kind = f.kind;
     c.container = f.container;
@@ -1055,8 +1043,6 @@ public final class Placement {
     int stamp;
     boolean orderFree;
     Outcome outcome = NO_FIT;
-    boolean fits;
-    double score = Double.NaN;
     @Nullable String reason;
     int kind;
     int container;
