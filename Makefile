@@ -2,7 +2,7 @@
 MVN ?= ./mvnw -B -ntp
 BENCH_ARGS ?=
 
-.PHONY: build test unit e2e demo demo-keep bench-throughput bench-http cluster-build fmt
+.PHONY: build test unit e2e demo demo-keep bench-throughput bench-http cluster-build fmt images
 build:
 	$(MVN) -DskipTests package
 
@@ -39,3 +39,10 @@ bench-throughput:
 ## BENCH_ARGS="--nodes 1000 --requests 1000" for a smaller run.
 bench-http:
 	testcluster/bench/http-latency $(BENCH_ARGS)
+
+## OCI archives of every image the chart runs, in images/target/ (see images/README.md).
+## IMAGES_ARGS="--only scheduler-extender" for one; "--check" to rebuild without the cache and compare digests.
+IMAGES_ARGS ?=
+images:
+	$(MVN) -DskipTests package -pl scheduler-extender,sharepod-controller,admission-webhook,node-agent -am
+	images/build $(IMAGES_ARGS)
