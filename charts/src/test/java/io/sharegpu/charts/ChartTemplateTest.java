@@ -259,7 +259,7 @@ class ChartTemplateTest {
         .isEqualTo(chart.deployment("extender").getSpec().getSelector().getMatchLabels());
 
     Container kubeScheduler = container(chart.deployment("scheduler"));
-    assertThat(kubeScheduler.getImage()).isEqualTo("registry.k8s.io/kube-scheduler:v1.34.2");
+    assertThat(kubeScheduler.getImage()).isEqualTo("ghcr.io/sharegpu/kube-scheduler:v1.34.2");
     assertThat(kubeScheduler.getCommand())
         .contains("--config=/etc/sharegpu/scheduler/scheduler-config.yaml");
     // the config is mounted and a change rolls the pods
