@@ -1,0 +1,3 @@
+module sharegpu.io/testcluster/pause
+
+go 1.24.0
