@@ -402,6 +402,39 @@ class ChartTemplateTest {
   }
 
   @Test
+  void nodeAgentReadsRecordedInventoriesPerNodeFromAConfigMap() {
+    PodSpec plain = render().daemonSet("node-agent").getSpec().getTemplate().getSpec();
+    assertThat(plain.getContainers().get(0).getEnv())
+        .noneMatch(e -> e.getName().equals("SHAREGPU_AGENT_INVENTORY_FILE"));
+    assertThat(plain.getVolumes()).noneMatch(v -> v.getName().equals("inventory"));
+
+    RenderedChart chart =
+        render(List.of(), sets("nodeAgent.inventory.configMap", "gpu-inventories"));
+    PodSpec pod = chart.daemonSet("node-agent").getSpec().getTemplate().getSpec();
+    Container agent = pod.getContainers().get(0);
+    List<String> env = agent.getEnv().stream().map(EnvVar::getName).toList();
+    // $(NODE_NAME) expands only when NODE_NAME comes first
+    assertThat(env).containsSubsequence("NODE_NAME", "SHAREGPU_AGENT_INVENTORY_FILE");
+    assertThat(agent.getEnv())
+        .filteredOn(e -> e.getName().equals("SHAREGPU_AGENT_INVENTORY_FILE"))
+        .singleElement()
+        .satisfies(
+            e -> assertThat(e.getValue()).isEqualTo("/etc/sharegpu/inventory/$(NODE_NAME).json"));
+    assertThat(agent.getVolumeMounts())
+        .filteredOn(m -> m.getName().equals("inventory"))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.getMountPath()).isEqualTo("/etc/sharegpu/inventory");
+              assertThat(m.getReadOnly()).isTrue();
+            });
+    assertThat(pod.getVolumes())
+        .filteredOn(v -> v.getName().equals("inventory"))
+        .singleElement()
+        .satisfies(v -> assertThat(v.getConfigMap().getName()).isEqualTo("gpu-inventories"));
+  }
+
+  @Test
   void webhookUsesTheUserCertificate() throws Exception {
     RenderedChart chart = render("webhook-user-cert.yaml");
     JsonNode values =
