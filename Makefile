@@ -2,7 +2,7 @@
 MVN ?= ./mvnw -B -ntp
 BENCH_ARGS ?=
 
-.PHONY: build test unit e2e demo demo-keep bench-throughput bench-http cluster-build fmt images
+.PHONY: build test unit e2e demo demo-keep demo-real bench-throughput bench-http cluster-build fmt images
 build:
 	$(MVN) -DskipTests package
 
@@ -29,6 +29,11 @@ demo:
 ## The same, left running for kubectl (it prints how to use and stop it).
 demo-keep:
 	examples/demo/run.sh --keep
+
+## ShareGPU as installed: a real kubelet node, the images imported, helm install of the chart, every
+## component a pod, workloads printing the GPUs they were given (root; see examples/demo-real/run.sh).
+demo-real:
+	examples/demo-real/run.sh
 
 ## Pods/s bound by kube-scheduler with the ShareGPU extender vs. plain CPU pods without it.
 ## BENCH_ARGS="--nodes 200 --pods 1000" for a smaller run.

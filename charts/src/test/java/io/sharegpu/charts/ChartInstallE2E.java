@@ -210,6 +210,8 @@ class ChartInstallE2E {
     assertAllowed(sa, "create", "coordination.k8s.io", "leases", NS, null);
     assertAllowed(sa, "get", "coordination.k8s.io", "leases", NS, "sharegpu-extender-bind");
     assertAllowed(sa, "update", "coordination.k8s.io", "leases", NS, "sharegpu-extender-bind");
+    // fabric8's LeaderElector renews with PATCH
+    assertAllowed(sa, "patch", "coordination.k8s.io", "leases", NS, "sharegpu-extender-bind");
 
     assertDenied(sa, "delete", "", "pods", "team-a", null);
     assertDenied(sa, "create", "", "pods", "team-a", null);
