@@ -18,21 +18,33 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The chart installed for real: {@code make demo-real} (a real kubelet node, the images of {@code
  * make images} imported, {@code helm install} with the chart's defaults and a recorded inventory)
- * must end with every ShareGPU pod Ready and every workload given exactly its assigned GPUs; then
- * the webhook, running as a pod, refuses a pod that picks its own GPU.
+ * must end with every ShareGPU pod Ready and every workload given exactly its assigned GPUs. Then,
+ * in order: the webhook, running as a pod, refuses a pod that picks its own GPU; deleting the
+ * extender replica that holds the bind Lease in the middle of a burst over-commits no GPU; {@code
+ * helm upgrade} rolls the extenders and their rebuilt ledger equals the old one; {@code helm
+ * uninstall} removes ShareGPU and leaves the workloads running.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChartRealNodeE2E {
 
   private static final Logger log = LoggerFactory.getLogger(ChartRealNodeE2E.class);
@@ -87,6 +99,7 @@ class ChartRealNodeE2E {
   }
 
   @Test
+  @Order(1)
   void everyComponentRunsAsAPodAndEveryWorkloadGetsItsAssignedGpus() {
     assertThat(exitCode).as(output).isZero();
     List<Pod> components = client.pods().inNamespace("sharegpu-system").list().getItems();
@@ -108,6 +121,7 @@ class ChartRealNodeE2E {
   }
 
   @Test
+  @Order(2)
   void webhookRunningAsAPodRefusesAPodThatPicksItsOwnGpu() {
     assertThat(exitCode).as(output).isZero();
     Pod selfPicked =
@@ -139,5 +153,244 @@ class ChartRealNodeE2E {
         .until(
             () ->
                 client.pods().inNamespace("research").withName("picks-its-own-gpu").get() == null);
+  }
+
+  @Test
+  @Order(3)
+  void killingTheBindLeaderMidBurstNeverOverCommitsAGpu() {
+    assertThat(exitCode).as(output).isZero();
+    // 1,500 milli are free (one GPU half used by the two notebooks, one GPU empty): 5 or 6 of the 8
+    // quarter-GPU pods fit, depending on how a quarter's default memory is rounded; the extender
+    // that holds the bind Lease is deleted while they are placed
+    for (int i = 0; i < 8; i++) {
+      client.pods().resource(quarterGpuPod("burst-" + i)).create();
+      if (i == 2) {
+        String leader =
+            client
+                .leases()
+                .inNamespace("sharegpu-system")
+                .withName("sharegpu-extender-bind")
+                .get()
+                .getSpec()
+                .getHolderIdentity();
+        String leaderIp = leader.replaceAll("^http://([^:]+):.*$", "$1");
+        Pod leaderPod =
+            client.pods().inNamespace("sharegpu-system").list().getItems().stream()
+                .filter(p -> leaderIp.equals(p.getStatus().getPodIP()))
+                .findFirst()
+                .orElseThrow(
+                    () -> new AssertionError("no extender pod holds the bind Lease " + leader));
+        log.info("deleting the bind leader {}", leaderPod.getMetadata().getName());
+        client.pods().resource(leaderPod).withGracePeriod(0).delete();
+      }
+    }
+    // every pod is bound or reported unschedulable, and those bound fill the free compute
+    await()
+        .atMost(Duration.ofMinutes(4))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              List<Pod> burst = burst();
+              assertThat(burst)
+                  .hasSize(8)
+                  .allSatisfy(
+                      p ->
+                          assertThat(
+                                  p.getSpec().getNodeName() != null
+                                      || p.getStatus().getConditions().stream()
+                                          .anyMatch(
+                                              c ->
+                                                  c.getType().equals("PodScheduled")
+                                                      && c.getStatus().equals("False")))
+                              .isTrue());
+              assertThat(burst)
+                  .filteredOn(p -> p.getSpec().getNodeName() != null)
+                  .hasSizeBetween(5, 6);
+            });
+    // the replacement replica is Ready (it rebuilt its ledger from the annotations first)
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .pods()
+                            .inNamespace("sharegpu-system")
+                            .withLabel("app.kubernetes.io/component", "extender")
+                            .list()
+                            .getItems())
+                    .hasSize(2)
+                    .allSatisfy(p -> assertThat(ready(p)).isTrue()));
+    // no GPU holds more than 1000 milli, counting every pod's assignment
+    Map<String, Long> milli = new HashMap<>();
+    for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
+      Map<String, String> annotations = pod.getMetadata().getAnnotations();
+      String gpus = annotations == null ? null : annotations.get("sharegpu.io/assigned-gpus");
+      if (gpus == null || pod.getStatus().getPhase().equals("Succeeded")) {
+        continue;
+      }
+      long request =
+          Long.parseLong(
+              pod.getSpec()
+                  .getContainers()
+                  .get(0)
+                  .getResources()
+                  .getLimits()
+                  .get("sharegpu.io/gpu-milli")
+                  .getNumericalAmount()
+                  .toBigInteger()
+                  .toString());
+      String[] uuids = gpus.split(",");
+      for (String uuid : uuids) {
+        milli.merge(uuid, request >= 1000 ? 1000 : request, Long::sum);
+      }
+    }
+    assertThat(milli.values()).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(1000));
+    assertThat(milli).hasSize(4);
+  }
+
+  @Test
+  @Order(4)
+  void helmUpgradeRollsTheExtendersWithoutLosingAnAllocationAndUninstallLeavesWorkloadsRunning()
+      throws Exception {
+    assertThat(exitCode).as(output).isZero();
+    client.pods().inNamespace("research").withLabel("burst", "yes").withGracePeriod(0).delete();
+    await().atMost(Duration.ofMinutes(2)).until(() -> burst().isEmpty());
+    String before = allocations();
+    assertThat(before).contains("research/notebook-alice").contains("research/jupyter-bob");
+    helm(
+        "upgrade",
+        "sharegpu",
+        ROOT.resolve("charts/sharegpu").toString(),
+        "--namespace",
+        "sharegpu-system",
+        "--reuse-values",
+        "--set",
+        "extender.podAnnotations.rolled=yes");
+    await()
+        .atMost(Duration.ofMinutes(5))
+        .pollInterval(Duration.ofSeconds(3))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .pods()
+                            .inNamespace("sharegpu-system")
+                            .withLabel("app.kubernetes.io/component", "extender")
+                            .list()
+                            .getItems())
+                    .hasSize(2)
+                    .allSatisfy(
+                        p -> {
+                          assertThat(p.getMetadata().getAnnotations())
+                              .containsEntry("rolled", "yes");
+                          assertThat(ready(p)).isTrue();
+                        }));
+    assertThat(allocations()).isEqualTo(before);
+
+    helm("uninstall", "sharegpu", "--namespace", "sharegpu-system", "--wait");
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .until(() -> client.pods().inNamespace("sharegpu-system").list().getItems().isEmpty());
+    assertThat(client.pods().inNamespace("research").list().getItems())
+        .hasSize(3)
+        .allSatisfy(p -> assertThat(p.getStatus().getPhase()).isEqualTo("Running"));
+    assertThat(
+            client.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems())
+        .isEmpty();
+  }
+
+  private static Pod quarterGpuPod(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("research")
+        .addToLabels("burst", "yes")
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName("sharegpu-scheduler")
+        .addNewContainer()
+        .withName("main")
+        .withImage("registry.local/sharegpu/busybox:1.35")
+        .withImagePullPolicy("Never")
+        .withCommand("sleep", "3600")
+        .withNewResources()
+        .withLimits(Map.of("sharegpu.io/gpu-milli", new Quantity("250")))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private static List<Pod> burst() {
+    return client.pods().inNamespace("research").withLabel("burst", "yes").list().getItems();
+  }
+
+  private static boolean ready(Pod pod) {
+    return pod.getStatus().getConditions().stream()
+        .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+  }
+
+  /**
+   * The extender's ledger, GET /debug/allocations through the API server's service proxy: one "uuid
+   * namespace/pod milli memory state" line per allocation, sorted.
+   */
+  private static String allocations() throws IOException, InterruptedException {
+    String env = Files.readString(dir.resolve("env"));
+    String bin =
+        env.lines().filter(l -> l.startsWith("BIN_DIR=")).findFirst().orElseThrow().substring(8);
+    Process get =
+        new ProcessBuilder(
+                Path.of(bin.replace("'", "")).resolve("kubectl").toString(),
+                "--kubeconfig",
+                dir.resolve("kubeconfig").toString(),
+                "get",
+                "--raw",
+                "/api/v1/namespaces/sharegpu-system/services/http:sharegpu-extender:8080/proxy/debug/allocations")
+            .start();
+    String json = new String(get.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(get.waitFor(1, TimeUnit.MINUTES)).isTrue();
+    assertThat(get.exitValue()).as(json).isZero();
+    JsonNode root = JsonMapper.builder().build().readTree(json);
+    JsonNode items =
+        root.isArray()
+            ? root
+            : root.has("allocations") ? root.get("allocations") : root.get("items");
+    List<String> lines = new ArrayList<>();
+    for (JsonNode a : items) {
+      lines.add(
+          String.join(
+              " ",
+              text(a, "uuid"),
+              text(a, "pod"),
+              text(a, "container"),
+              text(a, "computeMilli"),
+              text(a, "memoryMib"),
+              text(a, "state")));
+    }
+    Collections.sort(lines);
+    return String.join("\n", lines);
+  }
+
+  private static String text(JsonNode row, String key) {
+    return row.has(key) ? row.get(key).asString() : "-";
+  }
+
+  private static void helm(String... args) throws IOException, InterruptedException {
+    Process build = new ProcessBuilder(ROOT.resolve("testcluster/build-helm").toString()).start();
+    String helm = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertThat(build.waitFor(10, TimeUnit.MINUTES)).isTrue();
+    List<String> command = new ArrayList<>(List.of(helm));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put("KUBECONFIG", dir.resolve("kubeconfig").toString());
+    builder.environment().put("HELM_CACHE_HOME", dir.resolve("helm/cache").toString());
+    builder.environment().put("HELM_CONFIG_HOME", dir.resolve("helm/config").toString());
+    builder.environment().put("HELM_DATA_HOME", dir.resolve("helm/data").toString());
+    Process process = builder.start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(6, TimeUnit.MINUTES)).isTrue();
+    log.info("helm {}:\n{}", String.join(" ", args), out);
+    assertThat(process.exitValue()).as(out).isZero();
   }
 }
