@@ -128,14 +128,27 @@ affinity:
 {{- end }}
 securityContext:
   {{- $default := dict "runAsNonRoot" true "runAsUser" 65532 "runAsGroup" 65532 "seccompProfile" (dict "type" "RuntimeDefault") }}
-  {{- toYaml (merge (deepCopy $values.podSecurityContext) $default) | nindent 2 }}
+  {{- toYaml (include "sharegpu.overlay" (list $default $values.podSecurityContext) | fromYaml) | nindent 2 }}
+{{- end }}
+
+{{/*
+The defaults with each key of the values set over them. Sprig's merge would keep a default where the
+value is 0 or false (runAsUser: 0, runAsNonRoot: false, readOnlyRootFilesystem: false), so the MPS
+daemon's root user was silently replaced by 65532. Call with (list $defaults $values).
+*/}}
+{{- define "sharegpu.overlay" -}}
+{{- $result := deepCopy (index . 0) }}
+{{- range $key, $value := (index . 1) }}
+{{- $_ := set $result $key $value }}
+{{- end }}
+{{- toYaml $result }}
 {{- end }}
 
 {{/* Container security context: least privilege unless overridden key by key. */}}
 {{- define "sharegpu.containerSecurityContext" -}}
 {{- $values := get .root.Values .component -}}
 {{- $default := dict "allowPrivilegeEscalation" false "readOnlyRootFilesystem" true "privileged" false "capabilities" (dict "drop" (list "ALL")) }}
-{{- toYaml (merge (deepCopy $values.securityContext) $default) }}
+{{- include "sharegpu.overlay" (list $default $values.securityContext) }}
 {{- end }}
 
 {{/* Pod template metadata of a component. */}}

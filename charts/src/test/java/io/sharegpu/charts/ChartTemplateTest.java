@@ -341,6 +341,12 @@ class ChartTemplateTest {
     assertThat(pod.getRuntimeClassName()).isEqualTo("nvidia");
     assertThat(pod.getAutomountServiceAccountToken()).isFalse();
     assertThat(control.getSecurityContext().getPrivileged()).isFalse();
+    // root with SETUID/SETGID only, as values.yaml says: a 0 or false in the values is kept
+    assertThat(pod.getSecurityContext().getRunAsUser()).isZero();
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isFalse();
+    assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    assertThat(control.getSecurityContext().getCapabilities().getAdd())
+        .containsExactly("SETUID", "SETGID");
     assertThat(pod.getNodeSelector()).containsEntry("nvidia.com/gpu.present", "true");
 
     // the agent sees the same pipe folder, read-only
