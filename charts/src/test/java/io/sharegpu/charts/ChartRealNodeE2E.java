@@ -212,13 +212,7 @@ class ChartRealNodeE2E {
         .atMost(Duration.ofMinutes(3))
         .untilAsserted(
             () ->
-                assertThat(
-                        client
-                            .pods()
-                            .inNamespace("sharegpu-system")
-                            .withLabel("app.kubernetes.io/component", "extender")
-                            .list()
-                            .getItems())
+                assertThat(extenderPods())
                     .hasSize(2)
                     .allSatisfy(p -> assertThat(ready(p)).isTrue()));
     // no GPU holds more than 1000 milli, counting every pod's assignment
@@ -272,13 +266,7 @@ class ChartRealNodeE2E {
         .pollInterval(Duration.ofSeconds(3))
         .untilAsserted(
             () ->
-                assertThat(
-                        client
-                            .pods()
-                            .inNamespace("sharegpu-system")
-                            .withLabel("app.kubernetes.io/component", "extender")
-                            .list()
-                            .getItems())
+                assertThat(extenderPods())
                     .hasSize(2)
                     .allSatisfy(
                         p -> {
@@ -320,6 +308,15 @@ class ChartRealNodeE2E {
         .endContainer()
         .endSpec()
         .build();
+  }
+
+  private static List<Pod> extenderPods() {
+    return client
+        .pods()
+        .inNamespace("sharegpu-system")
+        .withLabel("app.kubernetes.io/component", "extender")
+        .list()
+        .getItems();
   }
 
   private static List<Pod> burst() {
