@@ -120,11 +120,11 @@ PY
 kc -n sharegpu-system create configmap gpu-inventories --from-file="$node.json=$dir/$node.json" >/dev/null
 
 # ---------------------------------------------------------------- helm install
-say "helm install sharegpu charts/sharegpu (defaults; the recorded inventory; no nvidia RuntimeClass here)"
+say "helm install sharegpu charts/sharegpu (the chart's defaults and the recorded inventory)"
 KUBECONFIG=$dir/kubeconfig HELM_CACHE_HOME=$dir/helm/cache HELM_CONFIG_HOME=$dir/helm/config \
   HELM_DATA_HOME=$dir/helm/data "$helm" install sharegpu "$repo/charts/sharegpu" \
   --namespace sharegpu-system \
-  --set nodeAgent.runtimeClassName= --set nodeAgent.inventory.configMap=gpu-inventories \
+  --set nodeAgent.inventory.configMap=gpu-inventories \
   >"$dir/helm-install.log" 2>&1 || die "helm install failed: $(tail -n 5 "$dir/helm-install.log")"
 say "waiting for every ShareGPU pod to be Running and Ready"
 deadline=$((SECONDS + ready_timeout))

@@ -1,5 +1,6 @@
 package io.sharegpu.agent;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.sharegpu.agent.gpu.GpuDevice;
 import io.sharegpu.agent.gpu.GpuDiscoveryException;
@@ -33,7 +34,7 @@ public final class NodeAgent {
   private final UsageMetrics metrics;
   private final Path mpsPipeDirectory;
   private final Clock clock;
-  private @Nullable GpuSnapshot last;
+  private volatile @Nullable GpuSnapshot last;
   private volatile @Nullable Instant lastSuccess;
 
   public NodeAgent(
@@ -88,6 +89,20 @@ public final class NodeAgent {
     } catch (KubernetesClientException | IllegalStateException e) {
       log.warn("cannot publish GPUs: {}", e.getMessage());
     }
+  }
+
+  /**
+   * Returns false when the Node no longer advertises the capacity and allocatable this agent
+   * publishes: a kubelet that zeroes extended resources when it registers without a device-manager
+   * checkpoint, an edit by hand. True before the first cycle (nothing to compare with).
+   */
+  public boolean advertisesCapacity(Node node) {
+    @Nullable GpuSnapshot snapshot = last;
+    return snapshot == null
+        || GpuNodePublisher.matches(
+            node,
+            GpuNodeStatusMapper.capacity(snapshot),
+            GpuNodeStatusMapper.allocatable(snapshot));
   }
 
   /** Returns when a cycle last published successfully, or null before the first. */

@@ -126,7 +126,9 @@ public final class NodeAgentApplication {
     loop.scheduleWithFixedDelay(
         agent::runOnce, 0, props.heartbeat().toMillis(), TimeUnit.MILLISECONDS);
 
-    // Re-assert the extended resources as soon as something removes them (e.g. a kubelet restart).
+    // Re-assert the extended resources as soon as something removes or changes them: a kubelet
+    // that registers without its device-manager checkpoint zeroes them, and a kubelet restarting
+    // while they read zero rejects every running GPU pod (OutOfsharegpu.io/gpu-milli).
     SharedIndexInformer<Node> nodeWatch =
         client.nodes().withField("metadata.name", props.nodeName()).inform(reassert(loop, agent));
 
@@ -148,27 +150,37 @@ public final class NodeAgentApplication {
       ScheduledExecutorService loop, NodeAgent agent) {
     return new ResourceEventHandler<>() {
       @Override
-      public void onAdd(Node node) {}
+      public void onAdd(Node node) {
+        check(node);
+      }
 
       @Override
       public void onUpdate(Node before, Node after) {
-        boolean had = hasShareGpu(before);
-        if (had && !hasShareGpu(after)) {
-          log.info(
-              "node {}: ShareGPU resources removed; re-asserting", after.getMetadata().getName());
-          loop.execute(agent::runOnce);
-        }
+        check(after);
       }
 
       @Override
       public void onDelete(Node node, boolean unknown) {}
+
+      private void check(Node node) {
+        if (!agent.advertisesCapacity(node)) {
+          log.info(
+              "node {}: the ShareGPU capacity was changed by someone else ({}); re-asserting",
+              node.getMetadata().getName(),
+              advertised(node));
+          loop.execute(agent::runOnce);
+        }
+      }
     };
   }
 
-  private static boolean hasShareGpu(Node node) {
-    return node.getStatus() != null
-        && node.getStatus().getCapacity() != null
-        && node.getStatus().getCapacity().containsKey(io.sharegpu.api.ShareGpuResources.GPU_MILLI);
+  private static String advertised(Node node) {
+    if (node.getStatus() == null || node.getStatus().getCapacity() == null) {
+      return "no capacity";
+    }
+    return io.sharegpu.api.ShareGpuResources.GPU_MILLI
+        + "="
+        + node.getStatus().getCapacity().get(io.sharegpu.api.ShareGpuResources.GPU_MILLI);
   }
 
   /**
