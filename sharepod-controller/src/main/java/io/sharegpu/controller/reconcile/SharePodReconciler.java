@@ -42,6 +42,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class SharePodReconciler {
 
+  /** How often a SharePod whose pod a ResourceQuota refused tries again. */
+  static final Duration QUOTA_RETRY = Duration.ofSeconds(5);
+
   /** Reason of the Event recorded when the pod is created. */
   public static final String EVENT_CREATED_POD = "CreatedPod";
 
@@ -125,7 +128,12 @@ public final class SharePodReconciler {
                   SharePodStatuses.REASON_FAILED_CREATE,
                   "creating pod " + key.name() + " failed: " + message(e));
           writeStatus(sharePod, observed, toRecord);
-          throw e; // requeue with backoff: quota may free up, an admission webhook may change
+          if (exceedsQuota(e)) {
+            // a ResourceQuota frees up when another pod ends, and nothing tells us when: look
+            // again at a steady pace instead of an ever longer backoff
+            return Optional.of(QUOTA_RETRY);
+          }
+          throw e; // requeue with backoff: an admission webhook may change its mind
         } else {
           throw e;
         }
@@ -239,6 +247,14 @@ public final class SharePodReconciler {
       return Optional.empty();
     }
     return owners.stream().filter(o -> Boolean.TRUE.equals(o.getController())).findFirst();
+  }
+
+  /**
+   * True for the API server's refusal of a pod that would exceed a ResourceQuota (403 Forbidden,
+   * "exceeded quota: NAME, requested: ..., used: ..., limited: ...").
+   */
+  static boolean exceedsQuota(KubernetesClientException e) {
+    return e.getCode() == HttpURLConnection.HTTP_FORBIDDEN && message(e).contains("exceeded quota");
   }
 
   private static String message(KubernetesClientException e) {

@@ -1,11 +1,16 @@
 package io.sharegpu.controller.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GpuStatus;
@@ -21,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -196,6 +202,103 @@ class SharePodRealExtenderE2E {
               assertThat(status.getPhase()).as(status.getMessage()).isEqualTo("Scheduled");
               assertThat(status.getGpus()).hasSize(2);
             });
+  }
+
+  @Test
+  @Order(4)
+  void aNamespaceQuotaRefusesPodsPastItWithTheApiServersMessageAndAdmitsThemOnceAPodIsGone() {
+    // training holds 2,000 milli; the quota leaves 500 and 30 GiB of GPU memory
+    client
+        .resourceQuotas()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new ResourceQuotaBuilder()
+                .withNewMetadata()
+                .withName("gpu")
+                .endMetadata()
+                .withNewSpec()
+                .addToHard("requests.sharegpu.io/gpu-milli", new Quantity("2500"))
+                .addToHard("requests.sharegpu.io/gpu-memory", new Quantity("30720"))
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .resourceQuotas()
+                            .inNamespace(NAMESPACE)
+                            .withName("gpu")
+                            .get()
+                            .getStatus()
+                            .getUsed())
+                    .containsEntry("requests.sharegpu.io/gpu-milli", new Quantity("2k")));
+
+    client
+        .pods()
+        .inNamespace(NAMESPACE)
+        .resource(sharePod("within-quota", "400", "10240"))
+        .create();
+    assertThatThrownBy(
+            () ->
+                client
+                    .pods()
+                    .inNamespace(NAMESPACE)
+                    .resource(sharePod("past-memory-quota", "100", "25600"))
+                    .create())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("exceeded quota: gpu")
+        .hasMessageContaining("requests.sharegpu.io/gpu-memory");
+
+    // 2,400 milli used: the SharePod's 250 do not fit; its status carries the API server's words
+    create(load("notebook.yaml", "over-quota", null));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              SharePodStatus status = status("over-quota");
+              assertThat(status).isNotNull();
+              assertThat(status.getConditions())
+                  .anySatisfy(c -> assertThat(c.getReason()).isEqualTo("FailedCreatePod"));
+              assertThat(status.getMessage())
+                  .contains("exceeded quota: gpu")
+                  .contains("requests.sharegpu.io/gpu-milli");
+            });
+    assertThat(client.pods().inNamespace(NAMESPACE).withName("over-quota").get()).isNull();
+
+    // another pod ends: the quota controller gives its share back and the SharePod's pod is made
+    client.pods().inNamespace(NAMESPACE).withName("within-quota").withGracePeriod(0).delete();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(client.pods().inNamespace(NAMESPACE).withName("over-quota").get())
+                    .isNotNull());
+    client.resourceQuotas().inNamespace(NAMESPACE).withName("gpu").delete();
+  }
+
+  /** A plain share pod (no kubelet here, so it never runs; the quota counts it all the same). */
+  private static Pod sharePod(String name, String milli, String memoryMib) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName("sharegpu-scheduler")
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .withNewResources()
+        .withLimits(
+            Map.of(
+                "sharegpu.io/gpu-milli", new Quantity(milli),
+                "sharegpu.io/gpu-memory", new Quantity(memoryMib)))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
   }
 
   private static void create(SharePod sp) {
