@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -122,6 +123,30 @@ public final class Ledger {
   public @Nullable NodeUsage nodeUsage(String name) {
     int slot = table.find(name);
     return slot < 0 ? null : table.usage(slot);
+  }
+
+  /**
+   * Returns the usage of a node's GPUs as it would be were the pods with these UIDs gone: a
+   * detached copy, their GPU grants and host CPU and memory released, for "would the pod fit if
+   * these pods were evicted" (preemption). The ledger itself does not change. UIDs that hold
+   * nothing on the node are ignored. Empty when the node is unknown.
+   */
+  public Optional<NodeUsage> usageWithout(String node, Collection<String> podUids) {
+    NodeUsage u = nodes.get(node);
+    if (u == null) {
+      return Optional.empty();
+    }
+    // its own state numbering: asking the copy's state must not add entries to this ledger's
+    NodeUsage copy = u.copy(new StateClasses());
+    Collection<String> distinct = podUids instanceof Set ? podUids : new HashSet<>(podUids);
+    for (String uid : distinct) {
+      Allocation a = byUid.get(uid);
+      if (a != null && a.node().equals(node)) {
+        apply(copy, a, hostOf(uid), -1);
+      }
+    }
+    copy.changed();
+    return Optional.of(copy);
   }
 
   /**

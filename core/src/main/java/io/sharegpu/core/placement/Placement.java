@@ -278,6 +278,56 @@ public final class Placement {
   }
 
   /**
+   * Returns the policy's best allocation of the pod on {@code usage}, a node's usage that need not
+   * be the ledger's own: typically {@link Ledger#usageWithout}, to ask whether the pod would fit
+   * were some pods evicted. The same rules and policy as {@link #filter} and {@link
+   * #choose(PodDemand, String)}; nothing is cached. Empty if it does not fit.
+   */
+  public Optional<Allocation> choose(PodDemand pod, NodeUsage usage) {
+    Outcome o = evaluate(plan(pod), usage, null);
+    return o == NO_FIT ? Optional.empty() : Optional.of(allocation(pod, usage.node().name(), o));
+  }
+
+  /**
+   * Returns, for each GPU of {@code usage} by position, the GPU memory in MiB that container {@code
+   * container} of {@code pod} would take there were the GPU idle, or -1 where the filter never puts
+   * that container however idle the GPU is: unhealthy, split into MIG instances, a model the pod
+   * does not allow, not pinned or excluded, a share larger than the GPU's compute or memory, or for
+   * whole GPUs a MIG instance or less memory per GPU than asked. The filter's own per-GPU rules,
+   * for callers that reason about which holders to evict (preemption) and about requests no
+   * eviction can satisfy.
+   *
+   * <p>Example: a share of 250m asking no memory, on an idle H100 of 81559 MiB, takes 20390 MiB (a
+   * quarter, rounded up); on an A100 when the pod allows only H100: -1. One whole GPU takes the
+   * GPU's whole memory.
+   */
+  public static long[] memoryOnIdleGpus(PodDemand pod, int container, NodeUsage usage) {
+    Plan plan = new Plan(pod, false);
+    GpuDemand d = pod.containers().get(container);
+    int n = usage.size();
+    long[] out = new long[n];
+    int k = d.wholeGpus();
+    long perGpuMem = k == 0 || d.memoryMib() == 0 ? 0 : (d.memoryMib() + k - 1) / k;
+    for (int i = 0; i < n; i++) {
+      int cap = usage.computeMilli(i);
+      long capMem = usage.memoryMib(i);
+      long need;
+      if (staticFail(plan, usage, i) != 0) {
+        need = -1;
+      } else if (d.isShare()) {
+        need = shareMemory(d, cap, capMem);
+        if (d.computeMilli() > cap || need > capMem) {
+          need = -1;
+        }
+      } else {
+        need = usage.isMigInstance(i) || capMem < perGpuMem ? -1 : capMem;
+      }
+      out[i] = need;
+    }
+    return out;
+  }
+
+  /**
    * Returns the policy's best allocation of the pod over all nodes of the ledger (ties go to the
    * node added first); not committed; empty if it fits nowhere.
    */

@@ -194,4 +194,26 @@ class LedgerTest {
     l.commit(share("b", "n1", uuid("n1", 0), 100, 10), 3000, 1000);
     assertThat(l.nodeUsage("n1").usedCpuMilli()).isEqualTo(3000);
   }
+
+  @Test
+  void usageWithoutReleasesTheGivenPodsOnACopyOnly() {
+    Ledger l = new Ledger();
+    l.putNode(new GpuNode("n1", List.of(Gpu.whole(uuid("n1", 0), 0, "H100", 80000)), 8000, 0));
+    l.commit(share("a", "n1", uuid("n1", 0), 300, 1000), 2000, 0);
+    l.commit(share("b", "n1", uuid("n1", 0), 200, 500));
+    long version = l.version();
+
+    NodeUsage without = l.usageWithout("n1", List.of("a", "a", "not-here")).orElseThrow();
+
+    assertThat(without.usedMilli(0)).isEqualTo(200);
+    assertThat(without.usedMemoryMib(0)).isEqualTo(500);
+    assertThat(without.holders(0)).containsExactly("ns/b");
+    assertThat(without.usedCpuMilli()).isZero();
+    NodeUsage live = l.nodeUsage("n1");
+    assertThat(live.usedMilli(0)).isEqualTo(500);
+    assertThat(live.usedCpuMilli()).isEqualTo(2000);
+    assertThat(live.holders(0)).containsExactly("ns/a", "ns/b");
+    assertThat(l.version()).isEqualTo(version);
+    assertThat(l.usageWithout("n9", List.of("a"))).isEmpty();
+  }
 }

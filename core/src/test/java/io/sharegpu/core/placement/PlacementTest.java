@@ -15,6 +15,7 @@ import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.ledger.AllocationState;
 import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.ledger.Ledger;
+import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.request.GpuDemand;
@@ -368,5 +369,42 @@ class PlacementTest {
     NodeScores slow = fresh.prioritize(pod, copies);
     assertThat(slow).isEqualTo(fast);
     assertThat(p.prioritize(pod, copies)).isEqualTo(fast);
+  }
+
+  @Test
+  void memoryOnIdleGpusAppliesTheFilterRulesPerGpu() {
+    Ledger l = cluster();
+    NodeUsage n1 = l.nodeUsage("n1");
+    NodeUsage n3 = l.nodeUsage("n3");
+    PodDemand quarter = PodDemand.share("ns/p", "u", 250, 0);
+    // n1's g0 is 80% held, but the answer is for the GPU idle
+    assertThat(Placement.memoryOnIdleGpus(quarter, 0, n1)).containsExactly(20390, 20390);
+    assertThat(Placement.memoryOnIdleGpus(quarter.withModels(Set.of("a100")), 0, n1))
+        .containsExactly(-1, -1);
+    assertThat(Placement.memoryOnIdleGpus(quarter.withPinned(Set.of(uuid("n1", 1))), 0, n1))
+        .containsExactly(-1, 20390);
+    // the MIG parent takes nothing; the 1g instance (142m) is too small for 250m
+    assertThat(Placement.memoryOnIdleGpus(quarter, 0, n3)).containsExactly(-1, 11739, -1);
+    assertThat(Placement.memoryOnIdleGpus(PodDemand.share("ns/p", "u", 100, 90000), 0, n1))
+        .containsExactly(-1, -1);
+    PodDemand two = pod(GpuDemand.whole("main", 2, 0));
+    assertThat(Placement.memoryOnIdleGpus(two, 0, n1)).containsExactly(H100_MIB, H100_MIB);
+    assertThat(Placement.memoryOnIdleGpus(two, 0, n3)).containsExactly(-1, -1, -1);
+  }
+
+  @Test
+  void chooseOnAWhatIfUsageFitsWhereTheLiveNodeDoesNot() {
+    Ledger l = new Ledger();
+    l.putNode(h100Node("n1", 1));
+    l.commit(share("x", "n1", uuid("n1", 0), 800, 1000));
+    Placement p = new Placement(l, new BinPackPolicy());
+    PodDemand pod = PodDemand.share("ns/p", "u", 500, 1000);
+    assertThat(p.choose(pod, "n1")).isEmpty();
+
+    Allocation a = p.choose(pod, l.usageWithout("n1", List.of("x")).orElseThrow()).orElseThrow();
+
+    assertThat(a.node()).isEqualTo("n1");
+    assertThat(a.uuids()).containsExactly(uuid("n1", 0));
+    assertThat(l.nodeUsage("n1").usedMilli(0)).isEqualTo(800);
   }
 }
