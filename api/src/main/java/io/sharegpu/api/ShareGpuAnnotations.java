@@ -45,6 +45,14 @@ public final class ShareGpuAnnotations {
   /** When the extender bound the pod, RFC 3339. */
   public static final String ASSIGNED_AT = "sharegpu.io/assigned-at";
 
+  /**
+   * Set by the extender on a pod waiting for GPUs when GPUs that fit it became free in a way
+   * kube-scheduler may not see (its informer saw a delete first, a GPUNode changed): the update
+   * makes kube-scheduler try the pod again. RFC 3339 time. Only this annotation, only on pods not
+   * yet bound (the chart's ValidatingAdmissionPolicy holds the extender to that).
+   */
+  public static final String REQUEUED_AT = "sharegpu.io/requeued-at";
+
   /** Label on pods owned by a SharePod; the value is the SharePod's name. */
   public static final String SHAREPOD_LABEL = "sharegpu.io/sharepod";
 

@@ -13,6 +13,7 @@ import io.sharegpu.extender.bind.PodBinder;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.requeue.WaitingPods;
 import io.sharegpu.extender.web.ExtenderHandler;
 import io.sharegpu.extender.web.WireCodec;
 import java.time.Duration;
@@ -185,10 +186,21 @@ public class ExtenderConfiguration {
     return binder::bind;
   }
 
+  @Bean(destroyMethod = "close")
+  WaitingPods waitingPods(ClusterView view, KubernetesClient client, MeterRegistry registry) {
+    WaitingPods waiting = new WaitingPods(view, client, registry, java.time.Clock.systemUTC());
+    waiting.start();
+    return waiting;
+  }
+
   @Bean
   ExtenderHandler extenderHandler(
-      ClusterView view, BindRouter router, PodEvents events, ExtenderMetrics metrics) {
-    return new ExtenderHandler(view, router, events, metrics);
+      ClusterView view,
+      BindRouter router,
+      PodEvents events,
+      ExtenderMetrics metrics,
+      WaitingPods waiting) {
+    return new ExtenderHandler(view, router, events, metrics, waiting);
   }
 
   @Bean

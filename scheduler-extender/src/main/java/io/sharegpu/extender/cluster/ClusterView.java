@@ -38,6 +38,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -57,6 +58,8 @@ import org.slf4j.LoggerFactory;
  * configured TTL unless a bind takes them over.
  */
 public final class ClusterView implements AutoCloseable {
+
+  private final AtomicLong roomVersion = new AtomicLong();
 
   private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
 
@@ -281,6 +284,15 @@ public final class ClusterView implements AutoCloseable {
   }
 
   /**
+   * Returns a number that grows whenever GPUs may have become free: a pod's allocation released
+   * (deleted, completed), a GPU node added or its GPUs changed. Heartbeats and new allocations
+   * leave it alone. For {@link io.sharegpu.extender.requeue.WaitingPods}.
+   */
+  public long roomVersion() {
+    return roomVersion.get();
+  }
+
+  /**
    * Waits up to {@code max} for the ledger to change from {@code version} (an informer event that
    * released or took GPUs); true if it changed.
    */
@@ -491,6 +503,7 @@ public final class ClusterView implements AutoCloseable {
       GpuNode g = gpuNodes.get(name);
       if (g != null) {
         putNode(g);
+        roomVersion.incrementAndGet();
       }
     }
   }
@@ -508,9 +521,12 @@ public final class ClusterView implements AutoCloseable {
 
   public void onGpuNode(GPUNode g) {
     GpuNode node = toGpuNode(g);
-    gpuNodes.put(node.name(), node);
+    GpuNode before = gpuNodes.put(node.name(), node);
     if (nodes.contains(node.name())) {
       putNode(node);
+      if (!node.equals(before)) {
+        roomVersion.incrementAndGet(); // GPUs added, healthy again, repartitioned
+      }
     }
   }
 
@@ -691,8 +707,9 @@ public final class ClusterView implements AutoCloseable {
     lock.lock();
     try {
       reservations.invalidate(uid);
-      if (!binding.contains(uid)) {
+      if (!binding.contains(uid) && ledger.allocation(uid).isPresent()) {
         ledger.release(uid);
+        roomVersion.incrementAndGet();
       }
     } finally {
       lock.unlock();

@@ -19,6 +19,7 @@ import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.cluster.DemandMapper;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.requeue.WaitingPods;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,14 +46,26 @@ public final class ExtenderHandler {
   private final BindRouter binder;
   private final PodEvents events;
   private final ExtenderMetrics metrics;
+  private final @Nullable WaitingPods waiting;
 
-  /** Creates the handler. */
+  /** Creates the handler without {@link WaitingPods} (tests). */
   public ExtenderHandler(
       ClusterView view, BindRouter binder, PodEvents events, ExtenderMetrics metrics) {
+    this(view, binder, events, metrics, null);
+  }
+
+  /** Creates the handler; pods it turns away for want of GPUs are remembered in {@code waiting}. */
+  public ExtenderHandler(
+      ClusterView view,
+      BindRouter binder,
+      PodEvents events,
+      ExtenderMetrics metrics,
+      @Nullable WaitingPods waiting) {
     this.view = view;
     this.binder = binder;
     this.events = events;
     this.metrics = metrics;
+    this.waiting = waiting;
   }
 
   /** Answers a filter call. */
@@ -104,8 +117,14 @@ public final class ExtenderHandler {
           uid(pod),
           PodEvents.GPU_UNSCHEDULABLE,
           summary(names, failed, unresolvable));
+      if (waiting != null && !failed.isEmpty()) {
+        waiting.rejected(ns(pod), name(pod), demand); // GPU nodes lacked room: retry when it frees
+      }
     } else {
       metrics.decision("filter", "feasible");
+      if (waiting != null) {
+        waiting.forget(demand.podUid());
+      }
       if (result.feasible().size() == 1) {
         // prioritize is skipped with one node left: this is the node the scheduler will bind to.
         view.reserve(demand, result.feasible().get(0));

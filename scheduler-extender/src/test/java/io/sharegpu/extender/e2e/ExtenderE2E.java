@@ -53,6 +53,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class ExtenderE2E {
 
   private static final String NS = "extender-e2e";
+  private static final String RECOVERING = "e2e-rq";
   private static TestCluster cluster;
   private static KubernetesClient client;
   private static JavaApp extender;
@@ -88,7 +89,7 @@ class ExtenderE2E {
     }
     if (client != null) {
       client.namespaces().withName(NS).delete();
-      for (String n : List.of("e2e-h100", "e2e-a100", "e2e-t4", "e2e-mig")) {
+      for (String n : List.of("e2e-h100", "e2e-a100", "e2e-t4", "e2e-mig", RECOVERING)) {
         client.nodes().withName(n).delete();
         client.resources(GPUNode.class).withName(n).delete();
       }
@@ -247,6 +248,50 @@ class ExtenderE2E {
     for (String n : names) {
       assertThat(body).contains(NS + "/" + n + "\"");
     }
+  }
+
+  @Test
+  @Order(4)
+  void aPodWaitingForAGpuThatRecoversIsRetriedThoughKubeSchedulerSeesNoEvent() {
+    // One GPU, unhealthy. When it recovers only the GPUNode changes, which kube-scheduler does not
+    // watch: without the extender's nudge the pod would wait for an unrelated event or 5 minutes.
+    GpuStatus gpu = new GpuStatus("GPU-e2e-rq-0", 0, "NVIDIA RQ-TEST", 24576);
+    gpu.setComputeMilli(1000);
+    gpu.setHealthy(false);
+    GPUS.put(gpu.getUuid(), gpu);
+    GPU_NODE.put(gpu.getUuid(), RECOVERING);
+    SimulatedNodes.createReadyNode(
+        client, RECOVERING, SimulatedNodes.capacity("64", "512Gi", 1000, 24576));
+    SimulatedNodes.createGpuNode(client, RECOVERING, List.of(gpu));
+    createPod(
+        "waits-for-recovery",
+        Map.of(ShareGpuAnnotations.GPU_MODELS, "RQ-TEST"),
+        container("main", 500, 4096));
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(pod("waits-for-recovery").getStatus().getConditions())
+                    .anySatisfy(
+                        c -> {
+                          assertThat(c.getType()).isEqualTo("PodScheduled");
+                          assertThat(c.getStatus()).isEqualTo("False");
+                        }));
+
+    GPUNode g = client.resources(GPUNode.class).withName(RECOVERING).get();
+    g.getStatus().getGpus().get(0).setHealthy(true);
+    client.resources(GPUNode.class).resource(g).updateStatus();
+
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(pod("waits-for-recovery").getSpec().getNodeName())
+                    .isEqualTo(RECOVERING));
+    assertThat(pod("waits-for-recovery").getMetadata().getAnnotations())
+        .containsKey(ShareGpuAnnotations.REQUEUED_AT)
+        .containsEntry(ShareGpuAnnotations.ASSIGNED_GPUS, "GPU-e2e-rq-0");
+    assertInvariant();
   }
 
   // ---------------------------------------------------------------------------------- helpers
