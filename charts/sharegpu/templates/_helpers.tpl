@@ -229,6 +229,7 @@ extenders:
   - urlPrefix: {{ include "sharegpu.extenderUrl" . }}
     filterVerb: filter
     prioritizeVerb: prioritize
+    preemptVerb: preempt
     bindVerb: bind
     weight: {{ .Values.scheduler.extenderWeight }}
     nodeCacheCapable: true

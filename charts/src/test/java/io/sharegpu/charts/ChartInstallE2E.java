@@ -207,6 +207,8 @@ class ChartInstallE2E {
     assertAllowed(sa, "create", "", "pods/binding", "team-a", null);
     assertAllowed(sa, "create", "", "bindings", "team-a", null);
     assertAllowed(sa, "list", "sharegpu.io", "gpunodes", null, null);
+    assertAllowed(sa, "watch", "policy", "poddisruptionbudgets", null, null);
+    assertDenied(sa, "delete", "policy", "poddisruptionbudgets", "team-a", null);
     assertAllowed(sa, "create", "", "events", "team-a", null);
     assertAllowed(sa, "patch", "events.k8s.io", "events", "team-a", null);
     assertAllowed(sa, "create", "coordination.k8s.io", "leases", NS, null);

@@ -243,6 +243,7 @@ class ChartTemplateTest {
     assertThat(extender.at("/urlPrefix").asText())
         .isEqualTo("http://sharegpu-extender.sharegpu-system.svc:8080");
     assertThat(extender.at("/filterVerb").asText()).isEqualTo("filter");
+    assertThat(extender.at("/preemptVerb").asText()).isEqualTo("preempt");
     assertThat(extender.at("/prioritizeVerb").asText()).isEqualTo("prioritize");
     assertThat(extender.at("/bindVerb").asText()).isEqualTo("bind");
     assertThat(extender.at("/nodeCacheCapable").asBoolean()).isTrue();

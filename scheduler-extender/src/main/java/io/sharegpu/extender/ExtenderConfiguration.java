@@ -13,6 +13,8 @@ import io.sharegpu.extender.bind.PodBinder;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.preempt.DisruptionBudgets;
+import io.sharegpu.extender.preempt.Preemption;
 import io.sharegpu.extender.requeue.WaitingPods;
 import io.sharegpu.extender.web.ExtenderHandler;
 import io.sharegpu.extender.web.WireCodec;
@@ -193,14 +195,27 @@ public class ExtenderConfiguration {
     return waiting;
   }
 
+  /** PodDisruptionBudgets for the preempt verb (kube-scheduler prefers not to violate them). */
+  @Bean(destroyMethod = "close")
+  DisruptionBudgets disruptionBudgets(KubernetesClient client) {
+    return DisruptionBudgets.watch(client);
+  }
+
   @Bean
   ExtenderHandler extenderHandler(
       ClusterView view,
       BindRouter router,
       PodEvents events,
       ExtenderMetrics metrics,
-      WaitingPods waiting) {
-    return new ExtenderHandler(view, router, events, metrics, waiting);
+      WaitingPods waiting,
+      DisruptionBudgets budgets) {
+    return new ExtenderHandler(
+        view,
+        router,
+        events,
+        metrics,
+        waiting,
+        new Preemption(view, budgets, java.time.Clock.systemUTC()));
   }
 
   @Bean

@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Fit rules: a share fits a GPU that is healthy, not held whole, allowed by the pod's models,
  * pins and excludes, with free compute at least the share and free memory at least the share's
- * memory (by default the share's part of the GPU's memory, rounded up). k whole GPUs need k such
+ * memory (by default the share's part of the GPU's memory, rounded down). k whole GPUs need k such
  * GPUs that nothing holds; a whole-GPU request never uses a MIG instance, and nothing uses a GPU
  * whose MIG instances are listed (only the instances). All containers of a pod go to one node;
  * whole-GPU containers are placed first, then shares from largest to smallest, each on the GPU the
@@ -297,8 +297,8 @@ public final class Placement {
    * for callers that reason about which holders to evict (preemption) and about requests no
    * eviction can satisfy.
    *
-   * <p>Example: a share of 250m asking no memory, on an idle H100 of 81559 MiB, takes 20390 MiB (a
-   * quarter, rounded up); on an A100 when the pod allows only H100: -1. One whole GPU takes the
+   * <p>Example: a share of 250m asking no memory, on an idle H100 of 81559 MiB, takes 20389 MiB (a
+   * quarter, rounded down); on an A100 when the pod allows only H100: -1. One whole GPU takes the
    * GPU's whole memory.
    */
   public static long[] memoryOnIdleGpus(PodDemand pod, int container, NodeUsage usage) {
@@ -754,7 +754,11 @@ public final class Placement {
     return new Allocation(pod.podKey(), pod.podUid(), node, o.grants, AllocationState.RESERVED);
   }
 
-  /** The memory a share takes on a GPU: as asked, or its part of the GPU's memory rounded up. */
+  /**
+   * The memory a share takes on a GPU: as asked, or its part of the GPU's memory rounded down (at
+   * least 1 MiB), so that shares whose compute adds up to the whole GPU also fit its memory (four
+   * quarters of an 81,559 MiB H100 take 20,389 MiB each; rounded up they would need 81,560).
+   */
   static long shareMemory(GpuDemand d, Gpu gpu) {
     return shareMemory(d, gpu.computeMilli(), gpu.memoryMib());
   }
@@ -763,8 +767,7 @@ public final class Placement {
     if (d.memoryMib() > 0) {
       return d.memoryMib();
     }
-    long num = (long) d.computeMilli() * memoryMib;
-    return (num + computeMilli - 1) / computeMilli;
+    return Math.max(1, (long) d.computeMilli() * memoryMib / computeMilli);
   }
 
   private static int staticFail(Plan plan, NodeUsage u, int i) {

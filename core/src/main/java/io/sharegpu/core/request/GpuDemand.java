@@ -6,7 +6,8 @@ package io.sharegpu.core.request;
  * @param container the container name
  * @param computeMilli 1..999 = a share of one GPU; 1000*k = k whole GPUs (exclusive)
  * @param memoryMib GPU memory in MiB over all the container's GPUs; 0 = default: for a share its
- *     part of the GPU's memory (share x memory, rounded up), for whole GPUs their whole memory
+ *     part of the GPU's memory (share x memory, rounded down, so that shares adding up to the GPU
+ *     fit its memory), for whole GPUs their whole memory
  * @param limitMilli compute cap per GPU: computeMilli..1000 for a share, 1000 for whole GPUs
  */
 public record GpuDemand(String container, int computeMilli, long memoryMib, int limitMilli) {

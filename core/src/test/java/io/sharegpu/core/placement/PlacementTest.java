@@ -140,7 +140,7 @@ class PlacementTest {
   }
 
   @Test
-  void shareDefaultMemoryIsItsPartOfTheGpuRoundedUp() {
+  void shareDefaultMemoryIsItsPartOfTheGpuRoundedDown() {
     Ledger l = new Ledger();
     l.putNode(h100Node("n1", 1));
     Allocation a =
@@ -149,7 +149,20 @@ class PlacementTest {
             .orElseThrow();
     GpuGrant g = a.containers().get(0).gpus().get(0);
     assertThat(g.computeMilli()).isEqualTo(333);
-    assertThat(g.memoryMib()).isEqualTo((333 * H100_MIB + 999) / 1000);
+    assertThat(g.memoryMib()).isEqualTo(333 * H100_MIB / 1000);
+  }
+
+  @Test
+  void fourQuartersFitOneGpuWhoseMemoryDoesNotDivideByFour() {
+    Ledger l = new Ledger();
+    l.putNode(h100Node("n1", 1));
+    Placement p = new Placement(l, new BinPackPolicy());
+    for (int i = 0; i < 4; i++) {
+      Allocation a = p.choose(PodDemand.share("ns/q" + i, "u" + i, 250, 0), "n1").orElseThrow();
+      l.commit(a);
+    }
+    assertThat(l.usage("n1").get(0).usedMilli()).isEqualTo(1000);
+    assertThat(l.usage("n1").get(0).usedMemoryMib()).isLessThanOrEqualTo(H100_MIB);
   }
 
   @Test
@@ -202,7 +215,7 @@ class PlacementTest {
     assertThat(r.gpuReasons())
         .containsExactly(
             "GPU 0 (NVIDIA H100 80GB HBM3, GPU-n1-g0): 200m of 1000m compute free, need 300m;"
-                + " 21559 of 81559 MiB memory free, need 24468 MiB",
+                + " 21559 of 81559 MiB memory free, need 24467 MiB",
             "GPU 1 (NVIDIA H100 80GB HBM3, GPU-n1-g1): excluded by the pod");
 
     Rejection models = p.explain(pod.withModels(Set.of("h100")), "n2");
@@ -275,7 +288,7 @@ class PlacementTest {
     Allocation a = p.choose(PodDemand.share("ns/p", "u", 200, 0), "n3").orElseThrow();
     GpuGrant g = a.containers().get(0).gpus().get(0);
     assertThat(g.uuid()).isEqualTo("MIG-n3-a");
-    assertThat(g.memoryMib()).isEqualTo((200L * 20096 + 427) / 428);
+    assertThat(g.memoryMib()).isEqualTo(200L * 20096 / 428);
   }
 
   @Test
@@ -378,13 +391,13 @@ class PlacementTest {
     NodeUsage n3 = l.nodeUsage("n3");
     PodDemand quarter = PodDemand.share("ns/p", "u", 250, 0);
     // n1's g0 is 80% held, but the answer is for the GPU idle
-    assertThat(Placement.memoryOnIdleGpus(quarter, 0, n1)).containsExactly(20390, 20390);
+    assertThat(Placement.memoryOnIdleGpus(quarter, 0, n1)).containsExactly(20389, 20389);
     assertThat(Placement.memoryOnIdleGpus(quarter.withModels(Set.of("a100")), 0, n1))
         .containsExactly(-1, -1);
     assertThat(Placement.memoryOnIdleGpus(quarter.withPinned(Set.of(uuid("n1", 1))), 0, n1))
-        .containsExactly(-1, 20390);
+        .containsExactly(-1, 20389);
     // the MIG parent takes nothing; the 1g instance (142m) is too small for 250m
-    assertThat(Placement.memoryOnIdleGpus(quarter, 0, n3)).containsExactly(-1, 11739, -1);
+    assertThat(Placement.memoryOnIdleGpus(quarter, 0, n3)).containsExactly(-1, 11738, -1);
     assertThat(Placement.memoryOnIdleGpus(PodDemand.share("ns/p", "u", 100, 90000), 0, n1))
         .containsExactly(-1, -1);
     PodDemand two = pod(GpuDemand.whole("main", 2, 0));

@@ -30,10 +30,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li><b>Pod</b>: {@code metadata.name, namespace, uid, resourceVersion, deletionTimestamp}, the
- *       {@code sharegpu.io/} annotations (GPU request options and assignment); {@code
- *       spec.nodeName}; the containers and init containers that ask for a {@code sharegpu.io/}
- *       resource, with their name and only those resources in {@code limits} and {@code requests}
- *       ({@code PodGpuRequestParser} reads nothing else); {@code status.phase}.
+ *       {@code sharegpu.io/} annotations (GPU request options and assignment), the labels (which
+ *       PodDisruptionBudgets cover a preemption victim); {@code spec.nodeName, spec.priority}; the
+ *       containers and init containers that ask for a {@code sharegpu.io/} resource, with their
+ *       name and only those resources in {@code limits} and {@code requests} ({@code
+ *       PodGpuRequestParser} reads nothing else); {@code status.phase, status.startTime}.
  *   <li><b>Node</b>: {@code metadata.name, uid, resourceVersion} (the ledger needs to know the node
  *       exists).
  *   <li><b>GPUNode</b>: {@code metadata.name, uid, resourceVersion} and each GPU of {@code
@@ -52,10 +53,14 @@ public final class CachedObjects {
     Pod p = new Pod();
     p.setAdditionalProperties(Map.of());
     p.setMetadata(meta(pod.getMetadata(), true));
+    if (pod.getMetadata() != null && pod.getMetadata().getLabels() != null) {
+      p.getMetadata().setLabels(Map.copyOf(withoutNulls(pod.getMetadata().getLabels())));
+    }
     PodSpec source = pod.getSpec();
     PodSpec spec = emptySpec();
     if (source != null) {
       spec.setNodeName(shared(source.getNodeName()));
+      spec.setPriority(source.getPriority());
       spec.setContainers(gpuContainers(source.getContainers()));
       spec.setInitContainers(gpuContainers(source.getInitContainers()));
     }
@@ -63,6 +68,7 @@ public final class CachedObjects {
     PodStatus status = emptyStatus();
     if (pod.getStatus() != null) {
       status.setPhase(shared(pod.getStatus().getPhase()));
+      status.setStartTime(pod.getStatus().getStartTime());
     }
     p.setStatus(status);
     return p;
@@ -101,6 +107,24 @@ public final class CachedObjects {
     status.setConditions(List.of());
     g.setStatus(status);
     return g;
+  }
+
+  private static Map<String, String> withoutNulls(Map<String, String> labels) {
+    boolean clean = true;
+    for (Map.Entry<String, String> e : labels.entrySet()) {
+      clean &= e.getKey() != null && e.getValue() != null;
+    }
+    if (clean) {
+      return labels;
+    }
+    Map<String, String> kept = new HashMap<>();
+    labels.forEach(
+        (k, v) -> {
+          if (k != null && v != null) {
+            kept.put(k, v);
+          }
+        });
+    return kept;
   }
 
   private static ObjectMeta meta(@Nullable ObjectMeta source, boolean shareGpuAnnotations) {

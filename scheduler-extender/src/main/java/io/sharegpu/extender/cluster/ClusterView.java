@@ -28,6 +28,7 @@ import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.request.PodDemand;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -281,6 +282,22 @@ public final class ClusterView implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Returns the bound pods that hold GPUs on each of {@code nodes} (reduced copies, read only), for
+   * preemption: their priorities, labels and start times.
+   */
+  public Map<String, List<Pod>> assignedPodsOn(Collection<String> nodes) {
+    Set<String> wanted = new HashSet<>(nodes);
+    Map<String, List<Pod>> out = new HashMap<>();
+    for (Pod p : assignedPods.values()) {
+      String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
+      if (node != null && wanted.contains(node)) {
+        out.computeIfAbsent(node, n -> new ArrayList<>()).add(p);
+      }
+    }
+    return out;
   }
 
   /**

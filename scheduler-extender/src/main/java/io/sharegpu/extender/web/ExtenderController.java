@@ -75,6 +75,15 @@ public class ExtenderController {
         () -> codec.writePriorities(handler.prioritize(codec.readArgs(nonNull(body)))));
   }
 
+  /** {@code POST /preempt}: ExtenderPreemptionArgs → ExtenderPreemptionResult. */
+  @PostMapping(path = "/preempt", produces = MediaType.APPLICATION_JSON_VALUE)
+  public ResponseEntity<String> preempt(@RequestBody(required = false) byte[] body) {
+    return timed(
+        "preempt",
+        () ->
+            codec.write(handler.preempt(codec.read(nonNull(body), ExtenderPreemptionArgs.class))));
+  }
+
   /**
    * {@code POST /bind}: ExtenderBindingArgs → ExtenderBindingResult. On the bind leader (or a
    * single replica) the pod is bound here; elsewhere the body is forwarded to the leader. No

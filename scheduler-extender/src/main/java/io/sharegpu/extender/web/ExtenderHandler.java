@@ -12,6 +12,7 @@ import io.sharegpu.core.ledger.AllocationState;
 import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.NodeScores;
 import io.sharegpu.core.placement.Rejection;
+import io.sharegpu.core.preemption.ShortfallClassifier;
 import io.sharegpu.core.request.PodDemand;
 import io.sharegpu.extender.bind.BindOutcome;
 import io.sharegpu.extender.bind.BindRouter;
@@ -19,7 +20,10 @@ import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.cluster.DemandMapper;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.preempt.DisruptionBudgets;
+import io.sharegpu.extender.preempt.Preemption;
 import io.sharegpu.extender.requeue.WaitingPods;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,25 +51,37 @@ public final class ExtenderHandler {
   private final PodEvents events;
   private final ExtenderMetrics metrics;
   private final @Nullable WaitingPods waiting;
+  private final Preemption preemption;
 
-  /** Creates the handler without {@link WaitingPods} (tests). */
+  /** Creates the handler without {@link WaitingPods} and without PodDisruptionBudgets (tests). */
   public ExtenderHandler(
       ClusterView view, BindRouter binder, PodEvents events, ExtenderMetrics metrics) {
-    this(view, binder, events, metrics, null);
+    this(
+        view,
+        binder,
+        events,
+        metrics,
+        null,
+        new Preemption(view, DisruptionBudgets.none(), Clock.systemUTC()));
   }
 
-  /** Creates the handler; pods it turns away for want of GPUs are remembered in {@code waiting}. */
+  /**
+   * Creates the handler; pods it turns away for want of GPUs are remembered in {@code waiting},
+   * preempt calls are decided by {@code preemption}.
+   */
   public ExtenderHandler(
       ClusterView view,
       BindRouter binder,
       PodEvents events,
       ExtenderMetrics metrics,
-      @Nullable WaitingPods waiting) {
+      @Nullable WaitingPods waiting,
+      Preemption preemption) {
     this.view = view;
     this.binder = binder;
     this.events = events;
     this.metrics = metrics;
     this.waiting = waiting;
+    this.preemption = preemption;
   }
 
   /** Answers a filter call. */
@@ -149,9 +165,18 @@ public final class ExtenderHandler {
           Map<String, String> unresolvable = new LinkedHashMap<>();
           Set<String> known = ledger.nodeNames();
           boolean terminating = false;
+          ShortfallClassifier shortfalls = null;
           for (int i = 0; i < r.rejectedCount(); i++) {
             Rejection rejection = r.rejection(i);
             if (known.contains(rejection.node())) {
+              if (shortfalls == null) {
+                shortfalls = new ShortfallClassifier(ledger);
+              }
+              if (!shortfalls.classify(demand, rejection.node()).preemptionCouldHelp()) {
+                // a wrong model, more memory or GPUs than the node has: no eviction helps
+                unresolvable.put(rejection.node(), rejection.reason());
+                continue;
+              }
               failed.put(rejection.node(), rejection.reason());
               if (r.feasible().isEmpty() && !terminating) {
                 terminating =
@@ -173,6 +198,71 @@ public final class ExtenderHandler {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /**
+   * Answers a preempt call: for each node kube-scheduler offers, the pods to evict so that the pod
+   * fits on real GPUs ({@link Preemption}), always as {@code NodeNameToMetaVictims}; nodes where no
+   * eviction of lower-priority pods makes room are left out. A pod without a GPU request keeps
+   * kube-scheduler's victims; an invalid request, or an extender still rebuilding its ledger,
+   * preempts nothing.
+   */
+  public ExtenderPreemptionResult preempt(ExtenderPreemptionArgs args) {
+    Pod pod = args.pod();
+    if (pod == null || pod.getMetadata() == null) {
+      metrics.rejection("preempt", "malformed");
+      throw new MalformedRequestException("request has no Pod");
+    }
+    Map<String, List<String>> offered = new LinkedHashMap<>();
+    if (args.nodeNameToMetaVictims() != null) {
+      args.nodeNameToMetaVictims()
+          .forEach(
+              (node, v) -> {
+                List<String> uids = new ArrayList<>();
+                if (v != null && v.pods() != null) {
+                  v.pods().forEach(m -> uids.add(m.uid()));
+                }
+                offered.put(node, uids);
+              });
+    } else if (args.nodeNameToVictims() != null) {
+      args.nodeNameToVictims()
+          .forEach(
+              (node, v) -> {
+                List<String> uids = new ArrayList<>();
+                if (v != null && v.pods() != null) {
+                  v.pods().forEach(p -> uids.add(uid(p)));
+                }
+                offered.put(node, uids);
+              });
+    }
+    Map<String, ExtenderPreemptionArgs.MetaVictims> answer = new LinkedHashMap<>();
+    if (!view.isReady()) {
+      metrics.decision("preempt", "not-ready");
+      return new ExtenderPreemptionResult(answer);
+    }
+    Demand d = demand(pod);
+    if (d.error != null) {
+      metrics.decision("preempt", "invalid-request");
+      return new ExtenderPreemptionResult(answer);
+    }
+    if (d.demand == null) {
+      metrics.decision("preempt", "no-gpu");
+      offered.forEach((node, uids) -> answer.put(node, metaVictims(uids, 0)));
+      return new ExtenderPreemptionResult(answer);
+    }
+    Map<String, Preemption.Victims> chosen =
+        preemption.choose(d.demand, Preemption.priority(pod), offered);
+    chosen.forEach((node, v) -> answer.put(node, metaVictims(v.podUids(), v.budgetViolations())));
+    metrics.decision("preempt", chosen.isEmpty() ? "no-node" : "victims");
+    return new ExtenderPreemptionResult(answer);
+  }
+
+  private static ExtenderPreemptionArgs.MetaVictims metaVictims(List<String> uids, int violations) {
+    List<ExtenderPreemptionArgs.MetaPod> pods = new ArrayList<>(uids.size());
+    for (String uid : uids) {
+      pods.add(new ExtenderPreemptionArgs.MetaPod(uid));
+    }
+    return new ExtenderPreemptionArgs.MetaVictims(pods, violations);
   }
 
   /**

@@ -180,7 +180,8 @@ class CachedObjectsTest {
     Pod full = CLUSTER.pod(0);
     Pod cached = CachedObjects.pod(full);
     assertThat(cached.getMetadata().getManagedFields()).isEmpty();
-    assertThat(cached.getMetadata().getLabels()).isEmpty();
+    // labels stay: preemption matches them against PodDisruptionBudgets
+    assertThat(cached.getMetadata().getLabels()).isEqualTo(full.getMetadata().getLabels());
     assertThat(cached.getMetadata().getOwnerReferences()).isEmpty();
     assertThat(cached.getMetadata().getAnnotations())
         .containsKey(ShareGpuAnnotations.ASSIGNED_GPUS)

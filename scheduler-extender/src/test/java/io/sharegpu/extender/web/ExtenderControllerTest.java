@@ -66,7 +66,9 @@ class ExtenderControllerTest {
         .andExpect(status().isOk())
         .andExpect(jsonPath("$.NodeNames[0]").value("h100"))
         .andExpect(jsonPath("$.NodeNames.length()").value(1))
-        .andExpect(jsonPath("$.FailedNodes.t4").exists())
+        // 40,000 MiB is more than any T4 has: no eviction helps, so kube-scheduler must not preempt
+        .andExpect(jsonPath("$.FailedAndUnresolvableNodes.t4").exists())
+        .andExpect(jsonPath("$.FailedNodes.t4").doesNotExist())
         .andExpect(jsonPath("$.FailedAndUnresolvableNodes.cpu-only").exists())
         .andExpect(jsonPath("$.Error").value(""));
   }
