@@ -133,8 +133,9 @@ public final class ExtenderHandler {
           uid(pod),
           PodEvents.GPU_UNSCHEDULABLE,
           summary(names, failed, unresolvable));
-      if (waiting != null && !failed.isEmpty()) {
-        waiting.rejected(ns(pod), name(pod), demand); // GPU nodes lacked room: retry when it frees
+      if (waiting != null) {
+        // retry when room appears: GPUs freed, a GPU healthy again, a GPU node added
+        waiting.rejected(ns(pod), name(pod), demand);
       }
     } else {
       metrics.decision("filter", "feasible");
