@@ -150,6 +150,20 @@ public final class Ledger {
   }
 
   /**
+   * Returns a detached copy of {@code usage} with allocation {@code a} added (its GPU grants and
+   * the given host CPU and memory), for "what would be left were this pod placed too". Nothing is
+   * checked: the caller placed {@code a} on {@code usage} (with {@code Placement#choose}). Neither
+   * {@code usage} nor any ledger changes.
+   */
+  public static NodeUsage usageWith(NodeUsage usage, Allocation a, long cpuMilli, long memoryMib) {
+    NodeUsage copy = usage.copy(new StateClasses());
+    long[] host = cpuMilli == 0 && memoryMib == 0 ? null : new long[] {cpuMilli, memoryMib};
+    apply(copy, a, host, 1);
+    copy.changed();
+    return copy;
+  }
+
+  /**
    * Returns where the ledger keeps this node, for {@link #nodeUsage(int)} and {@link
    * #stateClass(int)}, or -1 when the node is unknown. Valid until the ledger next changes. The
    * fastest lookup: it reads a few arrays, not the node's objects.

@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  *       PodDisruptionBudgets cover a preemption victim); {@code spec.nodeName, spec.priority}; the
  *       containers and init containers that ask for a {@code sharegpu.io/} resource, with their
  *       name and only those resources in {@code limits} and {@code requests} ({@code
- *       PodGpuRequestParser} reads nothing else); {@code status.phase, status.startTime}.
+ *       PodGpuRequestParser} reads nothing else); {@code status.phase, status.startTime,
+ *       status.nominatedNodeName} (a preemptor waiting for its victims to go).
  *   <li><b>Node</b>: {@code metadata.name, uid, resourceVersion} (the ledger needs to know the node
  *       exists).
  *   <li><b>GPUNode</b>: {@code metadata.name, uid, resourceVersion} and each GPU of {@code
@@ -69,6 +70,7 @@ public final class CachedObjects {
     if (pod.getStatus() != null) {
       status.setPhase(shared(pod.getStatus().getPhase()));
       status.setStartTime(pod.getStatus().getStartTime());
+      status.setNominatedNodeName(shared(pod.getStatus().getNominatedNodeName()));
     }
     p.setStatus(status);
     return p;

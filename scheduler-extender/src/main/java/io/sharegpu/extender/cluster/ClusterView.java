@@ -78,6 +78,7 @@ public final class ClusterView implements AutoCloseable {
   private final Set<String> nodes = ConcurrentHashMap.newKeySet();
   private final Map<String, Pod> assignedPods = new ConcurrentHashMap<>();
   private final Set<String> binding = ConcurrentHashMap.newKeySet();
+  private final Nominations nominations = new Nominations();
   private final Cache<String, Allocation> reservations;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   // The largest GPU memory of each node in the ledger, and how many nodes have each value: the
@@ -300,10 +301,16 @@ public final class ClusterView implements AutoCloseable {
     return out;
   }
 
+  /** The GPU pods kube-scheduler nominated to nodes after preempting for them. */
+  public Nominations nominations() {
+    return nominations;
+  }
+
   /**
    * Returns a number that grows whenever GPUs may have become free: a pod's allocation released
-   * (deleted, completed), a GPU node added or its GPUs changed. Heartbeats and new allocations
-   * leave it alone. For {@link io.sharegpu.extender.requeue.WaitingPods}.
+   * (deleted, completed), a nominated pod's held room let go, a GPU node added or its GPUs changed.
+   * Heartbeats and new allocations leave it alone. For {@link
+   * io.sharegpu.extender.requeue.WaitingPods}.
    */
   public long roomVersion() {
     return roomVersion.get();
@@ -601,6 +608,9 @@ public final class ClusterView implements AutoCloseable {
     if (uid == null) {
       return;
     }
+    if (nominations.onPod(pod)) {
+      roomVersion.incrementAndGet(); // the room a nominated pod held is open to others again
+    }
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       assignedPods.remove(uid);
@@ -715,6 +725,9 @@ public final class ClusterView implements AutoCloseable {
     String uid = pod.getMetadata().getUid();
     if (uid == null) {
       return;
+    }
+    if (nominations.forget(uid)) {
+      roomVersion.incrementAndGet();
     }
     assignedPods.remove(uid);
     releaseUnlessBinding(uid);

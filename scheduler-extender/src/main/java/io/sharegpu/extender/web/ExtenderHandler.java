@@ -9,15 +9,19 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.core.ledger.AllocationState;
+import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.NodeScores;
+import io.sharegpu.core.placement.Placement;
 import io.sharegpu.core.placement.Rejection;
+import io.sharegpu.core.preemption.NominationGuard;
 import io.sharegpu.core.preemption.ShortfallClassifier;
 import io.sharegpu.core.request.PodDemand;
 import io.sharegpu.extender.bind.BindOutcome;
 import io.sharegpu.extender.bind.BindRouter;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.cluster.DemandMapper;
+import io.sharegpu.extender.cluster.Nominations;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import io.sharegpu.extender.preempt.DisruptionBudgets;
@@ -109,8 +113,9 @@ public final class ExtenderHandler {
     PodDemand demand = d.demand;
     view.observe(demand);
     view.dropOwnReservation(demand.podUid());
-    FilterPass pass = filterPass(demand, names);
-    if (pass.result.feasible().isEmpty()
+    int priority = Preemption.priority(pod);
+    FilterPass pass = filterPass(demand, priority, names);
+    if (pass.feasible.isEmpty()
         && pass.terminatingOnCandidates
         && recentlyWaited.asMap().putIfAbsent(demand.podUid(), Boolean.TRUE) == null) {
       // kube-scheduler retries a waiting pod on the event that deletes a pod, and its informer may
@@ -118,13 +123,13 @@ public final class ExtenderHandler {
       // pod being deleted holds GPUs on a candidate, give our informer a moment to catch up. At
       // most once a second per pod (kube-scheduler's backoff spaces retries at least that far).
       if (awaitLedgerChange(pass.ledgerVersion)) {
-        pass = filterPass(demand, names);
+        pass = filterPass(demand, priority, names);
       }
     }
-    FilterResult result = pass.result;
+    List<String> feasible = pass.feasible;
     Map<String, String> failed = pass.failed;
     Map<String, String> unresolvable = pass.unresolvable;
-    if (result.feasible().isEmpty()) {
+    if (feasible.isEmpty()) {
       metrics.decision("filter", "unschedulable");
       metrics.rejection("filter", "no-gpu-fits");
       events.warning(
@@ -142,27 +147,33 @@ public final class ExtenderHandler {
       if (waiting != null) {
         waiting.forget(demand.podUid());
       }
-      if (result.feasible().size() == 1) {
+      if (feasible.size() == 1) {
         // prioritize is skipped with one node left: this is the node the scheduler will bind to.
-        view.reserve(demand, result.feasible().get(0));
+        view.reserve(demand, feasible.get(0));
       }
     }
-    return pass(args, result.feasible(), failed, unresolvable);
+    return pass(args, feasible, failed, unresolvable);
   }
 
   /** One evaluation of filter under the ledger lock, with what the recheck needs. */
   private record FilterPass(
-      FilterResult result,
+      List<String> feasible,
       Map<String, String> failed,
       Map<String, String> unresolvable,
       long ledgerVersion,
       boolean terminatingOnCandidates) {}
 
-  private FilterPass filterPass(PodDemand demand, List<String> names) {
+  private FilterPass filterPass(PodDemand demand, int priority, List<String> names) {
+    Nominations nominations = view.nominations();
     return view.withPlacementAndLedger(
         (p, ledger) -> {
           FilterResult r = p.filter(demand, names);
           Map<String, String> failed = new LinkedHashMap<>();
+          List<String> feasible =
+              nominations.isEmpty()
+                  ? r.feasible()
+                  : holdNominatedRoom(
+                      demand, priority, r.feasible(), nominations, p, ledger, failed);
           Map<String, String> unresolvable = new LinkedHashMap<>();
           Set<String> known = ledger.nodeNames();
           boolean terminating = false;
@@ -179,7 +190,7 @@ public final class ExtenderHandler {
                 continue;
               }
               failed.put(rejection.node(), rejection.reason());
-              if (r.feasible().isEmpty() && !terminating) {
+              if (feasible.isEmpty() && !terminating) {
                 terminating =
                     ledger.allocations(rejection.node()).stream()
                         .anyMatch(a -> a.state() == AllocationState.TERMINATING);
@@ -188,8 +199,50 @@ public final class ExtenderHandler {
               unresolvable.put(rejection.node(), rejection.reason());
             }
           }
-          return new FilterPass(r, failed, unresolvable, ledger.version(), terminating);
+          return new FilterPass(feasible, failed, unresolvable, ledger.version(), terminating);
         });
+  }
+
+  /**
+   * The feasible nodes where placing the pod leaves room for every pod nominated there of equal or
+   * higher priority ({@link NominationGuard}); the others go to {@code failed} with the reason.
+   */
+  private static List<String> holdNominatedRoom(
+      PodDemand demand,
+      int priority,
+      List<String> feasible,
+      Nominations nominations,
+      Placement placement,
+      Ledger ledger,
+      Map<String, String> failed) {
+    List<String> kept = null;
+    NominationGuard guard = null;
+    for (int i = 0; i < feasible.size(); i++) {
+      String node = feasible.get(i);
+      List<NominationGuard.Nominee> nominees = nominations.on(node);
+      Optional<NominationGuard.Nominee> pushed = Optional.empty();
+      if (!nominees.isEmpty()) {
+        if (guard == null) {
+          guard = new NominationGuard(ledger, placement);
+        }
+        pushed = guard.pushedOut(demand, priority, node, nominees);
+      }
+      if (pushed.isPresent()) {
+        if (kept == null) {
+          kept = new ArrayList<>(feasible.subList(0, i));
+        }
+        failed.put(
+            node,
+            "the GPU room it has is held for pod "
+                + pushed.get().demand().podKey()
+                + " (priority "
+                + pushed.get().priority()
+                + "), which preempted pods on this node to get it");
+      } else if (kept != null) {
+        kept.add(node);
+      }
+    }
+    return kept == null ? feasible : kept;
   }
 
   private boolean awaitLedgerChange(long version) {

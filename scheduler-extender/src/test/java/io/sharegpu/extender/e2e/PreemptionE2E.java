@@ -17,6 +17,10 @@ import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
 import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,6 +60,7 @@ class PreemptionE2E {
   private static TestCluster cluster;
   private static KubernetesClient client;
   private static JavaApp extender;
+  private static int port;
   private static Thread sampler;
   private static final AtomicBoolean sampling = new AtomicBoolean(true);
   private static final List<String> overCommits = Collections.synchronizedList(new ArrayList<>());
@@ -93,7 +98,7 @@ class PreemptionE2E {
     SimulatedNodes.createReadyNode(
         client, NODE, SimulatedNodes.capacity("64", "512Gi", 2000, 2 * 81559));
     SimulatedNodes.createGpuNode(client, NODE, gpus);
-    int port = Ports.free();
+    port = Ports.free();
     Path jar =
         TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
@@ -206,7 +211,81 @@ class PreemptionE2E {
     assertThat(overCommits).isEmpty();
   }
 
+  @Test
+  @Order(4)
+  void theRoomFreedForAPreemptorIsHeldForItAgainstLowerPriorityPods() throws Exception {
+    clearPods();
+    // GPU 0: v 600m (the victim-to-be, 30 s grace) and k 300m; GPU 1: m 800m
+    createPod("v", LOW, GPU0, 600, 30);
+    createPod("k", LOW, GPU0, 300, 0);
+    createPod("m", LOW, GPU1, 800, 0);
+    awaitBound("v", "k", "m");
+    createPod("urgent2", HIGH, null, 600, 0);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(terminating()).containsExactly("v");
+              assertThat(pod("urgent2").getStatus().getNominatedNodeName()).isEqualTo(NODE);
+            });
+    // kube-scheduler pauses, so that nothing but this test decides who goes next
+    cluster.stopScheduler();
+    try {
+      finishDeletion("v");
+      createPod("sneaky", LOW, null, 300, 0);
+      // node sums let sneaky in beside the nominated preemptor (300 + 800 + 600 + 300 = 2000m),
+      // but on GPU 0 it would leave urgent2 no room: filter holds the room for urgent2
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                assertThat(live()).doesNotContain("v");
+                String answer = filterCall(pod("sneaky"));
+                assertThat(answer).contains("\"NodeNames\":[]");
+                assertThat(answer).contains("held for pod " + NS + "/urgent2 (priority 1000)");
+              });
+      // urgent2 itself fits
+      assertThat(filterCall(pod("urgent2"))).contains("\"NodeNames\":[\"" + NODE + "\"]");
+    } finally {
+      cluster.startScheduler("http://127.0.0.1:" + port);
+    }
+    awaitBound("urgent2");
+    assertThat(assigned("urgent2")).isEqualTo(GPU0);
+    Awaitility.await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(pod("sneaky").getSpec().getNodeName()).isNull());
+    assertThat(overCommits).isEmpty();
+  }
+
   // ---------------------------------------------------------------------------------- helpers
+
+  /** Calls the extender's filter the way kube-scheduler does, for one node. */
+  private static String filterCall(Pod pod) throws Exception {
+    String body =
+        "{\"Pod\":"
+            + client.getKubernetesSerialization().asJson(pod)
+            + ",\"NodeNames\":[\""
+            + NODE
+            + "\"]}";
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/filter"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return r.body();
+  }
+
+  private static void clearPods() {
+    client.pods().inNamespace(NS).withGracePeriod(0).delete();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(client.pods().inNamespace(NS).list().getItems()).isEmpty());
+  }
 
   private static void createPod(
       String name, String priorityClass, String pinnedGpu, int milli, long graceSeconds) {
