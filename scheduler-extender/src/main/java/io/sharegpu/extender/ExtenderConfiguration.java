@@ -128,8 +128,10 @@ public class ExtenderConfiguration {
   }
 
   @Bean
-  ExtenderMetrics extenderMetrics(MeterRegistry registry) {
-    return new ExtenderMetrics(registry);
+  ExtenderMetrics extenderMetrics(MeterRegistry registry, ClusterView view) {
+    ExtenderMetrics metrics = new ExtenderMetrics(registry);
+    metrics.watch(view);
+    return metrics;
   }
 
   /**
@@ -201,6 +203,12 @@ public class ExtenderConfiguration {
     return DisruptionBudgets.watch(client);
   }
 
+  /** The preempt verb's decision (and the debug explanation's "would preempt"). */
+  @Bean
+  Preemption preemption(ClusterView view, DisruptionBudgets budgets) {
+    return new Preemption(view, budgets, java.time.Clock.systemUTC());
+  }
+
   @Bean
   ExtenderHandler extenderHandler(
       ClusterView view,
@@ -208,14 +216,8 @@ public class ExtenderConfiguration {
       PodEvents events,
       ExtenderMetrics metrics,
       WaitingPods waiting,
-      DisruptionBudgets budgets) {
-    return new ExtenderHandler(
-        view,
-        router,
-        events,
-        metrics,
-        waiting,
-        new Preemption(view, budgets, java.time.Clock.systemUTC()));
+      Preemption preemption) {
+    return new ExtenderHandler(view, router, events, metrics, waiting, preemption);
   }
 
   @Bean

@@ -79,6 +79,7 @@ public final class ClusterView implements AutoCloseable {
   private final Map<String, Pod> assignedPods = new ConcurrentHashMap<>();
   private final Set<String> binding = ConcurrentHashMap.newKeySet();
   private final Nominations nominations = new Nominations();
+  private final PreemptedPods preempted = new PreemptedPods();
   private final Cache<String, Allocation> reservations;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   // The largest GPU memory of each node in the ledger, and how many nodes have each value: the
@@ -299,6 +300,11 @@ public final class ClusterView implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** How many GPU pods kube-scheduler evicted for preemption since the extender started. */
+  public long preemptedPods() {
+    return preempted.evicted();
   }
 
   /** The GPU pods kube-scheduler nominated to nodes after preempting for them. */
@@ -636,6 +642,7 @@ public final class ClusterView implements AutoCloseable {
       return;
     }
     assignedPods.put(uid, retained(pod));
+    preempted.onPod(uid, pod);
     AllocationState state =
         pod.getMetadata().getDeletionTimestamp() != null
             ? AllocationState.TERMINATING
@@ -729,6 +736,7 @@ public final class ClusterView implements AutoCloseable {
     if (nominations.forget(uid)) {
       roomVersion.incrementAndGet();
     }
+    preempted.onDelete(uid, pod, assignedPods.containsKey(uid));
     assignedPods.remove(uid);
     releaseUnlessBinding(uid);
   }

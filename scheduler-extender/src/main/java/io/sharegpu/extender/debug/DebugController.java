@@ -12,9 +12,12 @@ import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.Rejection;
+import io.sharegpu.core.preemption.PreemptionCandidate;
+import io.sharegpu.core.preemption.PreemptionPlan;
 import io.sharegpu.core.request.PodDemand;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.cluster.DemandMapper;
+import io.sharegpu.extender.preempt.Preemption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -36,11 +39,13 @@ public class DebugController {
 
   private final ClusterView view;
   private final KubernetesClient client;
+  private final Preemption preemption;
 
   /** Creates the controller. */
-  public DebugController(ClusterView view, KubernetesClient client) {
+  public DebugController(ClusterView view, KubernetesClient client, Preemption preemption) {
     this.view = view;
     this.client = client;
+    this.preemption = preemption;
   }
 
   /** One GPU with what is allocated on it. */
@@ -74,8 +79,13 @@ public class DebugController {
       long memoryMib,
       String state) {}
 
-  /** Why a node fits the pod or not. */
-  public record NodeExplanation(String node, boolean fits, String reason, List<String> gpus) {}
+  /**
+   * Why a node fits the pod or not; for a node it does not fit, what preemption would do there:
+   * {@code would preempt ns/a, ns/b} (the pods of lower priority kube-scheduler would evict for it)
+   * or {@code no preemption: } and why none helps.
+   */
+  public record NodeExplanation(
+      String node, boolean fits, String reason, List<String> gpus, @Nullable String preemption) {}
 
   /** The explanation for a pod over every node. */
   public record PodExplanation(
@@ -177,22 +187,42 @@ public class DebugController {
     }
     String uid = pod.getMetadata().getUid();
     PodDemand demand = DemandMapper.toDemand(key, uid, valid.request());
-    return view.withLedger(
-        l -> {
-          String held = l.allocation(uid).map(Allocation::node).orElse(null);
-          List<NodeExplanation> out = new ArrayList<>();
-          List<String> names = l.nodes().stream().map(GpuNode::name).sorted().toList();
-          var result = view.withPlacement(p -> p.filter(demand, names));
-          for (String n : names) {
-            Rejection r = result.rejected().get(n);
-            if (r == null) {
-              out.add(new NodeExplanation(n, true, "fits", List.of()));
-            } else {
-              out.add(new NodeExplanation(n, false, r.reason(), r.gpuReasons()));
-            }
-          }
-          return new PodExplanation(key, List.of(), held, out);
-        });
+    List<String> names =
+        view.withLedger(l -> l.nodes().stream().map(GpuNode::name).sorted().toList());
+    var result = view.withPlacement(p -> p.filter(demand, names));
+    List<String> rejected = names.stream().filter(n -> result.rejected().containsKey(n)).toList();
+    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+    Map<String, PreemptionPlan> plans =
+        bound || rejected.isEmpty()
+            ? Map.of()
+            : preemption.plans(demand, Preemption.priority(pod), rejected);
+    String held = view.withLedger(l -> l.allocation(uid).map(Allocation::node).orElse(null));
+    List<NodeExplanation> out = new ArrayList<>();
+    for (String n : names) {
+      Rejection r = result.rejected().get(n);
+      if (r == null) {
+        out.add(new NodeExplanation(n, true, "fits", List.of(), null));
+      } else {
+        out.add(
+            new NodeExplanation(
+                n, false, r.reason(), r.gpuReasons(), preemptionWords(plans.get(n))));
+      }
+    }
+    return new PodExplanation(key, List.of(), held, out);
+  }
+
+  private static @Nullable String preemptionWords(@Nullable PreemptionPlan plan) {
+    if (plan instanceof PreemptionPlan.Evict evict) {
+      return evict.victims().isEmpty()
+          ? "fits without evicting anyone"
+          : "would preempt "
+              + String.join(
+                  ", ", evict.victims().stream().map(PreemptionCandidate::podKey).toList());
+    }
+    if (plan instanceof PreemptionPlan.Impossible impossible) {
+      return "no preemption: " + impossible.reason();
+    }
+    return null;
   }
 
   private static NodeView nodeView(Ledger l, GpuNode n) {

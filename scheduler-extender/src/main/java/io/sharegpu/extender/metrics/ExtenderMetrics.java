@@ -1,6 +1,8 @@
 package io.sharegpu.extender.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,6 +31,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code sharegpu_rejections_total{verb,reason}}: rejections and failures by reason;
  *   <li>{@code sharegpu_gpu_allocated_compute_ratio{node,gpu,uuid,model}} and {@code
  *       sharegpu_gpu_allocated_memory_bytes}, {@code sharegpu_gpu_memory_bytes}: per GPU;
+ *   <li>{@code sharegpu_preemption_victims}: per preempt call that found victims, the fewest
+ *       victims of any node answered (kube-scheduler evicts those of the node it picks); {@code
+ *       sharegpu_preemption_evicted_pods_total}: GPU pods kube-scheduler evicted for preemption;
+ *       {@code sharegpu_preemption_nominated_pods}: pods waiting, nominated, for their victims'
+ *       GPUs (filter holds that room for them). Preempt calls by outcome are {@code
+ *       sharegpu_decisions_total{verb="preempt"}};
  *   <li>{@code sharegpu_ledger_ready}: 1 once the ledger is rebuilt;
  *   <li>{@code sharegpu_extender_leader}: 1 while this replica may bind (the bind leader, or the
  *       only replica when bind leader election is off).
@@ -51,6 +59,24 @@ public final class ExtenderMetrics {
     this.registry = registry;
     registry.gauge("sharegpu.ledger.ready", ready);
     registry.gauge("sharegpu.extender.leader", leader);
+  }
+
+  /** Registers the meters that read the cluster view: preemption evictions and nominations. */
+  public void watch(ClusterView view) {
+    FunctionCounter.builder("sharegpu.preemption.evicted.pods", view, ClusterView::preemptedPods)
+        .description("GPU pods kube-scheduler evicted to make room for a pod of higher priority")
+        .register(registry);
+    Gauge.builder("sharegpu.preemption.nominated.pods", view, v -> v.nominations().size())
+        .description("Pods nominated to a node by preemption, waiting for their victims' GPUs")
+        .register(registry);
+  }
+
+  /** Records a preempt call's answer: the fewest victims of any node answered. */
+  public void preemptionVictims(int fewest) {
+    DistributionSummary.builder("sharegpu.preemption.victims")
+        .description("Per preempt call with victims, the fewest victims of any node answered")
+        .register(registry)
+        .record(fewest);
   }
 
   /** Sets {@code sharegpu_extender_leader}: whether this replica may bind now. */

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,34 +66,12 @@ public final class Preemption {
    */
   public Map<String, Victims> choose(
       PodDemand pod, int priority, Map<String, List<String>> offered) {
-    Instant now = clock.instant();
-    Map<String, Candidate> lowerPriority = new HashMap<>();
-    for (List<Pod> pods : view.assignedPodsOn(offered.keySet()).values()) {
-      for (Pod p : pods) {
-        int podPriority = priority(p);
-        if (podPriority < priority && p.getMetadata().getDeletionTimestamp() == null) {
-          lowerPriority.put(
-              p.getMetadata().getUid(),
-              new Candidate(podPriority, budgets.evictionViolates(p), startTime(p, now)));
-        }
-      }
-    }
-    return view.withPlacementAndLedger(
-        (placement, ledger) -> {
-          VictimSelector selector = new VictimSelector(ledger, placement);
-          Map<String, Victims> answer = new LinkedHashMap<>();
+    Map<String, PreemptionPlan> plans = plans(pod, priority, offered.keySet());
+    Map<String, Victims> answer = new LinkedHashMap<>();
+    view.withLedger(
+        ledger -> {
           for (Map.Entry<String, List<String>> node : offered.entrySet()) {
-            List<PreemptionCandidate> candidates = new ArrayList<>();
-            for (Allocation a : ledger.allocations(node.getKey())) {
-              Candidate c = lowerPriority.get(a.podUid());
-              if (c != null && a.state() == AllocationState.BOUND) {
-                candidates.add(
-                    PreemptionCandidate.of(
-                        a, c.priority(), c.violatesBudget(), c.startTime(), now));
-              }
-            }
-            if (!(selector.select(pod, priority, node.getKey(), candidates)
-                instanceof PreemptionPlan.Evict evict)) {
+            if (!(plans.get(node.getKey()) instanceof PreemptionPlan.Evict evict)) {
               continue;
             }
             List<String> victims = new ArrayList<>(evict.victimUids());
@@ -108,7 +87,54 @@ public final class Preemption {
                         .count();
             answer.put(node.getKey(), new Victims(victims, violations));
           }
-          return answer;
+          return null;
+        });
+    return answer;
+  }
+
+  /**
+   * The preemption plan on each node: the cheapest set of lower-priority pods holding GPUs there
+   * whose eviction lets the pod fit, or why there is none. For {@link #choose} and for the debug
+   * explanation of a pending pod.
+   *
+   * @param pod the preemptor's GPU demand
+   * @param priority the preemptor's {@code spec.priority}
+   * @param nodes the nodes to plan on
+   * @return one plan per known node, in the order given; unknown nodes are left out
+   */
+  public Map<String, PreemptionPlan> plans(PodDemand pod, int priority, Collection<String> nodes) {
+    Instant now = clock.instant();
+    Map<String, Candidate> lowerPriority = new HashMap<>();
+    for (List<Pod> pods : view.assignedPodsOn(nodes).values()) {
+      for (Pod p : pods) {
+        int podPriority = priority(p);
+        if (podPriority < priority && p.getMetadata().getDeletionTimestamp() == null) {
+          lowerPriority.put(
+              p.getMetadata().getUid(),
+              new Candidate(podPriority, budgets.evictionViolates(p), startTime(p, now)));
+        }
+      }
+    }
+    return view.withPlacementAndLedger(
+        (placement, ledger) -> {
+          VictimSelector selector = new VictimSelector(ledger, placement);
+          Map<String, PreemptionPlan> plans = new LinkedHashMap<>();
+          for (String node : nodes) {
+            if (ledger.node(node).isEmpty()) {
+              continue;
+            }
+            List<PreemptionCandidate> candidates = new ArrayList<>();
+            for (Allocation a : ledger.allocations(node)) {
+              Candidate c = lowerPriority.get(a.podUid());
+              if (c != null && a.state() == AllocationState.BOUND) {
+                candidates.add(
+                    PreemptionCandidate.of(
+                        a, c.priority(), c.violatesBudget(), c.startTime(), now));
+              }
+            }
+            plans.put(node, selector.select(pod, priority, node, candidates));
+          }
+          return plans;
         });
   }
 

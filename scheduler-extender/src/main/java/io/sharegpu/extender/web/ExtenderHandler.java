@@ -127,6 +127,9 @@ public final class ExtenderHandler {
       }
     }
     List<String> feasible = pass.feasible;
+    if (pass.heldForNominees > 0) {
+      metrics.rejection("filter", "held-for-nominated-pod");
+    }
     Map<String, String> failed = pass.failed;
     Map<String, String> unresolvable = pass.unresolvable;
     if (feasible.isEmpty()) {
@@ -161,7 +164,8 @@ public final class ExtenderHandler {
       Map<String, String> failed,
       Map<String, String> unresolvable,
       long ledgerVersion,
-      boolean terminatingOnCandidates) {}
+      boolean terminatingOnCandidates,
+      int heldForNominees) {}
 
   private FilterPass filterPass(PodDemand demand, int priority, List<String> names) {
     Nominations nominations = view.nominations();
@@ -199,7 +203,13 @@ public final class ExtenderHandler {
               unresolvable.put(rejection.node(), rejection.reason());
             }
           }
-          return new FilterPass(feasible, failed, unresolvable, ledger.version(), terminating);
+          return new FilterPass(
+              feasible,
+              failed,
+              unresolvable,
+              ledger.version(),
+              terminating,
+              r.feasible().size() - feasible.size());
         });
   }
 
@@ -308,6 +318,10 @@ public final class ExtenderHandler {
         preemption.choose(d.demand, Preemption.priority(pod), offered);
     chosen.forEach((node, v) -> answer.put(node, metaVictims(v.podUids(), v.budgetViolations())));
     metrics.decision("preempt", chosen.isEmpty() ? "no-node" : "victims");
+    chosen.values().stream()
+        .mapToInt(v -> v.podUids().size())
+        .min()
+        .ifPresent(metrics::preemptionVictims);
     return new ExtenderPreemptionResult(answer);
   }
 

@@ -246,6 +246,15 @@ class PreemptionE2E {
               });
       // urgent2 itself fits
       assertThat(filterCall(pod("urgent2"))).contains("\"NodeNames\":[\"" + NODE + "\"]");
+      // explain says what preemption would do: a 900m pod of high priority (left to no
+      // scheduler) needs one victim, k (GPU 0) or m (GPU 1): no pod has a start time without a
+      // kubelet, so neither loses more GPU time; sneaky, of low priority, can evict nobody
+      createPod("vip", HIGH, null, 900, 0, "no-scheduler");
+      assertThat(get("/debug/pods/" + NS + "/vip/explain"))
+          .containsPattern("\"preemption\":\"would preempt " + NS + "/(k|m)\"");
+      assertThat(get("/debug/pods/" + NS + "/sneaky/explain"))
+          .contains("\"preemption\":\"no preemption: ");
+      client.pods().inNamespace(NS).withName("vip").withGracePeriod(0).delete();
     } finally {
       cluster.startScheduler("http://127.0.0.1:" + port);
     }
@@ -256,6 +265,20 @@ class PreemptionE2E {
         .atMost(Duration.ofSeconds(5))
         .untilAsserted(() -> assertThat(pod("sneaky").getSpec().getNodeName()).isNull());
     assertThat(overCommits).isEmpty();
+    // low-a, low-c, low-d, low-e and v were evicted for preemption, each counted once
+    assertThat(get("/actuator/prometheus"))
+        .contains("sharegpu_preemption_evicted_pods_total 5.0")
+        .contains("sharegpu_rejections_total{reason=\"held-for-nominated-pod\",verb=\"filter\"}");
+  }
+
+  private static String get(String path) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return r.body();
   }
 
   // ---------------------------------------------------------------------------------- helpers
@@ -289,6 +312,17 @@ class PreemptionE2E {
 
   private static void createPod(
       String name, String priorityClass, String pinnedGpu, int milli, long graceSeconds) {
+    createPod(
+        name, priorityClass, pinnedGpu, milli, graceSeconds, ShareGpuAnnotations.SCHEDULER_NAME);
+  }
+
+  private static void createPod(
+      String name,
+      String priorityClass,
+      String pinnedGpu,
+      int milli,
+      long graceSeconds,
+      String schedulerName) {
     Map<String, String> annotations = new HashMap<>();
     annotations.put(ShareGpuAnnotations.GPU_MODELS, "PE-TEST");
     if (pinnedGpu != null) {
@@ -307,7 +341,7 @@ class PreemptionE2E {
                 .withAnnotations(annotations)
                 .endMetadata()
                 .withNewSpec()
-                .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
+                .withSchedulerName(schedulerName)
                 .withPriorityClassName(priorityClass)
                 .withTerminationGracePeriodSeconds(graceSeconds)
                 .withContainers(
