@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.authentication.SelfSubjectReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;
@@ -31,6 +32,9 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.PodResource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.sharegpu.testcluster.Ports;
 import io.sharegpu.testcluster.TestCluster;
 import java.io.IOException;
@@ -39,9 +43,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,6 +69,10 @@ class ChartInstallE2E {
   private static final String ALT_RELEASE = "sgalt";
   private static final String ALT_NS = "sharegpu-alt";
   private static final String FIELD_MANAGER = "sharegpu-chart-e2e";
+  private static final String REQUEUED_AT = "sharegpu.io/requeued-at";
+  private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
+  private static final PatchContext STRATEGIC = PatchContext.of(PatchType.STRATEGIC_MERGE);
+  private static final PatchContext JSON = PatchContext.of(PatchType.JSON);
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -218,7 +229,8 @@ class ChartInstallE2E {
     assertDenied(sa, "delete", "", "pods", "team-a", null);
     assertDenied(sa, "create", "", "pods", "team-a", null);
     assertDenied(sa, "update", "", "pods", "team-a", null);
-    assertDenied(sa, "patch", "", "pods", "team-a", null);
+    // patch is allowed, for one annotation only: the ValidatingAdmissionPolicy (tested below)
+    assertAllowed(sa, "patch", "", "pods", "team-a", null);
     assertDenied(sa, "patch", "", "pods/status", "team-a", null);
     assertDenied(sa, "get", "", "secrets", NS, null);
     assertDenied(sa, "list", "", "secrets", null, null);
@@ -255,13 +267,118 @@ class ChartInstallE2E {
   }
 
   @Test
+  void extenderMaySetOnlyTheRequeueAnnotationAndOnlyOnAWaitingPod() {
+    String namespace = "chart-e2e-requeue";
+    String policy = "sharegpu-extender-pod-writes";
+    createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
+    // the extender's own token (what its pods mount), not impersonation: the policy matches on
+    // request.userInfo.username
+    try (KubernetesClient extender = asServiceAccount(NS, "sharegpu-extender")) {
+      awaitPolicyInForce(extender, namespace, policy);
+      client
+          .pods()
+          .inNamespace(namespace)
+          .resource(
+              new PodBuilder(pod("waiting"))
+                  .editMetadata()
+                  .addToLabels("app", "notebook")
+                  .addToAnnotations("team", "a")
+                  .endMetadata()
+                  .build())
+          .create();
+      PodResource waiting = extender.pods().inNamespace(namespace).withName("waiting");
+
+      // set (as WaitingPods does, a JSON merge patch), change and remove it, in each patch type
+      waiting.patch(MERGE, requeuedAt("\"2026-12-04T18:00:00Z\""));
+      assertThat(annotations(namespace, "waiting"))
+          .containsOnly(Map.entry("team", "a"), Map.entry(REQUEUED_AT, "2026-12-04T18:00:00Z"));
+      waiting.patch(STRATEGIC, requeuedAt("\"2026-12-04T18:00:05Z\""));
+      assertThat(annotations(namespace, "waiting"))
+          .containsOnly(Map.entry("team", "a"), Map.entry(REQUEUED_AT, "2026-12-04T18:00:05Z"));
+      waiting.patch(
+          JSON,
+          "[{\"op\":\"remove\",\"path\":\"/metadata/annotations/sharegpu.io~1requeued-at\"}]");
+      assertThat(annotations(namespace, "waiting")).containsOnly(Map.entry("team", "a"));
+      String resourceVersion =
+          waiting
+              .patch(MERGE, requeuedAt("\"2026-12-04T18:00:10Z\""))
+              .getMetadata()
+              .getResourceVersion();
+
+      // every other change is refused; each is a real change, so none passes as a no-op
+      Map<String, PatchContext> forbidden = new LinkedHashMap<>();
+      forbidden.put(
+          "{\"metadata\":{\"annotations\":{\"sharegpu.io/assigned-gpus\":\"G\"}}}", MERGE);
+      forbidden.put("{\"metadata\":{\"annotations\":{\"team\":\"b\"}}}", MERGE);
+      forbidden.put("{\"metadata\":{\"annotations\":{\"team\":null}}}", STRATEGIC);
+      forbidden.put(
+          "{\"metadata\":{\"annotations\":{\"sharegpu.io/requeued-at\":\"2026-12-04T18:00:15Z\","
+              + "\"a\":\"b\"}}}",
+          MERGE);
+      forbidden.put("[{\"op\":\"add\",\"path\":\"/metadata/labels/app\",\"value\":\"x\"}]", JSON);
+      forbidden.put("{\"metadata\":{\"labels\":{\"queue\":\"fast\"}}}", MERGE);
+      forbidden.put("{\"metadata\":{\"labels\":{\"app\":null}}}", MERGE);
+      forbidden.put("{\"metadata\":{\"finalizers\":[\"example.com/keep\"]}}", MERGE);
+      forbidden.put("{\"spec\":{\"activeDeadlineSeconds\":5}}", STRATEGIC);
+      forbidden.put(
+          "{\"metadata\":{\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+              + "\"name\":\"owner\",\"uid\":\"6f1c9c40-0000-4000-8000-000000000001\"}]}}",
+          MERGE);
+      forbidden.forEach(
+          (patch, type) ->
+              assertRefusedByPolicy(
+                  () -> waiting.patch(type, patch),
+                  policy,
+                  "may only set the sharegpu.io/requeued-at annotation"));
+      // status is not the policy's to refuse: RBAC grants no pods/status
+      assertThatThrownBy(
+              () ->
+                  waiting
+                      .subresource("status")
+                      .patch(MERGE, "{\"status\":{\"message\":\"requeued\"}}"))
+          .isInstanceOf(KubernetesClientException.class)
+          .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
+      Pod unchanged = client.pods().inNamespace(namespace).withName("waiting").get();
+      assertThat(unchanged.getMetadata().getResourceVersion()).isEqualTo(resourceVersion);
+      assertThat(unchanged.getMetadata().getLabels()).containsOnly(Map.entry("app", "notebook"));
+      assertThat(unchanged.getMetadata().getAnnotations())
+          .containsOnly(Map.entry("team", "a"), Map.entry(REQUEUED_AT, "2026-12-04T18:00:10Z"));
+      assertThat(unchanged.getSpec().getActiveDeadlineSeconds()).isNull();
+
+      // bound (here by the admin): the extender may not touch it any more, not even its annotation
+      client
+          .bindings()
+          .inNamespace(namespace)
+          .resource(
+              new BindingBuilder()
+                  .withNewMetadata()
+                  .withName("waiting")
+                  .endMetadata()
+                  .withNewTarget()
+                  .withKind("Node")
+                  .withName("gpu-node-1")
+                  .endTarget()
+                  .build())
+          .create();
+      for (String value : List.of("\"2026-12-04T18:00:20Z\"", "null")) {
+        assertRefusedByPolicy(
+            () -> waiting.patch(MERGE, requeuedAt(value)), policy, "pods that are not bound yet");
+      }
+    }
+    Pod bound = client.pods().inNamespace(namespace).withName("waiting").get();
+    assertThat(bound.getSpec().getNodeName()).isEqualTo("gpu-node-1");
+    assertThat(bound.getMetadata().getAnnotations())
+        .containsOnly(Map.entry("team", "a"), Map.entry(REQUEUED_AT, "2026-12-04T18:00:10Z"));
+  }
+
+  @Test
   void extenderImpersonatedBindsAPodWithItsAnnotationsAsItsBinderDoes() {
     String namespace = "chart-e2e-bind";
     createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
     Pod created = client.pods().inNamespace(namespace).resource(pod("train")).create();
     try (KubernetesClient extender = impersonating(NS, "sharegpu-extender")) {
       // The binder's one write: the assignment annotations travel in the Binding's metadata, with
-      // the pod's uid and resourceVersion as preconditions; the extender may not patch pods.
+      // the pod's uid and resourceVersion as preconditions. Then it may not change the bound pod.
       extender
           .bindings()
           .inNamespace(namespace)
@@ -566,6 +683,12 @@ class ChartInstallE2E {
               .set("webhook.timeoutSeconds", 1)
               .call();
       assertThat(installed.getStatus()).isEqualTo("deployed");
+      // helm creates the policy last (a kind it does not sort); it holds this release's extender
+      String probes = "chart-e2e-helm-requeue";
+      createNamespace(probes, Map.of("sharegpu.io/webhook", "disabled"));
+      try (KubernetesClient extender = asServiceAccount(namespace, "sghelm-sharegpu-extender")) {
+        awaitPolicyInForce(extender, probes, "sghelm-sharegpu-extender-pod-writes");
+      }
       assertThat(
               client
                   .genericKubernetesResources("monitoring.coreos.com/v1", "ServiceMonitor")
@@ -756,6 +879,126 @@ class ChartInstallE2E {
     assertDenied(sa, "delete", "apiextensions.k8s.io", "customresourcedefinitions", null, null);
     assertDenied(
         sa, "patch", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", null, null);
+  }
+
+  /**
+   * Waits until the API server enforces {@code policy} on {@code as}, at most 30 s. An API server
+   * loads ValidatingAdmissionPolicies and their bindings through informers and recompiles them
+   * every second, so for about a second after they are created the writes they forbid are admitted.
+   * The probe changes a label of a pod of its own to a new value every time: a probe admitted
+   * before the policy holds must not turn the next ones into no-op patches (which the policy
+   * rightly admits, nothing changes), and the pod under test is never touched. Only a 403 naming
+   * the policy ends the wait; RBAC allowing the patch is checked first, so no other refusal can
+   * pass for it.
+   */
+  private static void awaitPolicyInForce(KubernetesClient as, String namespace, String policy) {
+    String probe = "probe-" + policy;
+    assertThat(
+            as.authorization()
+                .v1()
+                .selfSubjectAccessReview()
+                .create(
+                    new SelfSubjectAccessReviewBuilder()
+                        .withNewSpec()
+                        .withResourceAttributes(attributes("patch", "", "pods", namespace, probe))
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getAllowed())
+        .as("RBAC lets the probe patch pods in %s", namespace)
+        .isTrue();
+    client.pods().inNamespace(namespace).resource(pod(probe)).create();
+    AtomicInteger tries = new AtomicInteger();
+    long start = System.nanoTime();
+    await(policy + " refuses a label change on " + namespace + "/" + probe)
+        .atMost(Duration.ofSeconds(30))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              try {
+                as.pods()
+                    .inNamespace(namespace)
+                    .withName(probe)
+                    .patch(
+                        MERGE,
+                        "{\"metadata\":{\"labels\":{\"probe\":\""
+                            + tries.incrementAndGet()
+                            + "\"}}}");
+                return false;
+              } catch (KubernetesClientException e) {
+                if (e.getCode() == 403 && e.getMessage().contains(policyDenial(policy))) {
+                  return true;
+                }
+                throw e;
+              }
+            });
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    log.info("{} in force after {} ms ({} probes)", policy, took.toMillis(), tries.get());
+    client.pods().inNamespace(namespace).withName(probe).withGracePeriod(0).delete();
+  }
+
+  private static String policyDenial(String policy) {
+    return "ValidatingAdmissionPolicy '"
+        + policy
+        + "' with binding '"
+        + policy
+        + "' denied request";
+  }
+
+  private static void assertRefusedByPolicy(ThrowingCallable write, String policy, String message) {
+    assertThatThrownBy(write)
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403))
+        .hasMessageContaining(policyDenial(policy))
+        .hasMessageContaining(message);
+  }
+
+  private static String requeuedAt(String jsonValue) {
+    return "{\"metadata\":{\"annotations\":{\"" + REQUEUED_AT + "\":" + jsonValue + "}}}";
+  }
+
+  private static Map<String, String> annotations(String namespace, String pod) {
+    return client.pods().inNamespace(namespace).withName(pod).get().getMetadata().getAnnotations();
+  }
+
+  /**
+   * Returns a client that authenticates with a token of the service account, as its pods do, and
+   * nothing else: a client certificate left in the config (the admin's) would win over the token
+   * and every write would be the admin's. Checks who the API server sees.
+   */
+  private static KubernetesClient asServiceAccount(String namespace, String serviceAccount) {
+    String token =
+        client
+            .serviceAccounts()
+            .inNamespace(namespace)
+            .withName(serviceAccount)
+            .tokenRequest(
+                new TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(3600L)
+                    .endSpec()
+                    .build())
+            .getStatus()
+            .getToken();
+    Config admin = Config.fromKubeconfig(cluster.kubeconfig().toFile());
+    Config config =
+        new ConfigBuilder(Config.empty())
+            .withMasterUrl(cluster.apiServerUrl())
+            .withCaCertData(admin.getCaCertData())
+            .withOauthToken(token)
+            .build();
+    KubernetesClient as = new KubernetesClientBuilder().withConfig(config).build();
+    assertThat(
+            as.authentication()
+                .v1()
+                .selfSubjectReviews()
+                .create(new SelfSubjectReview())
+                .getStatus()
+                .getUserInfo()
+                .getUsername())
+        .isEqualTo("system:serviceaccount:" + namespace + ":" + serviceAccount);
+    return as;
   }
 
   private static KubernetesClient impersonating(String namespace, String serviceAccount) {
