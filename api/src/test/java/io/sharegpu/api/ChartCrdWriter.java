@@ -22,9 +22,9 @@ import java.util.regex.Pattern;
  *
  * <p>The generator sorts {@code additionalPrinterColumns} by JSON path, which would put AGE first;
  * this puts them in the order the {@link AdditionalPrinterColumn} annotations are declared on the
- * class (REQUEST, LIMIT, MEMORY, NODE, GPUS, PHASE, AGE) and changes nothing else. Run by the build
- * (exec-maven-plugin, phase process-test-classes) with the generator's folder and the chart's
- * {@code crds/} folder as arguments.
+ * class (REQUEST, LIMIT, MEMORY, NODE, GPUS, PHASE, PRIORITY, AGE) and changes nothing else. Run by
+ * the build (exec-maven-plugin, phase process-test-classes) with the generator's folder and the
+ * chart's {@code crds/} folder as arguments.
  */
 public final class ChartCrdWriter {
 

@@ -80,8 +80,9 @@ class CrdYamlTest {
             tuple("NODE", ".status.nodeName"),
             tuple("GPUS", ".status.gpuList"),
             tuple("PHASE", ".status.phase"),
+            tuple("PRIORITY", ".spec.template.spec.priorityClassName"),
             tuple("AGE", ".metadata.creationTimestamp"));
-    assertThat(v.getAdditionalPrinterColumns().get(6).getType()).isEqualTo("date");
+    assertThat(v.getAdditionalPrinterColumns().get(7).getType()).isEqualTo("date");
   }
 
   @Test

@@ -549,6 +549,8 @@ class ChartInstallE2E {
     assertAllowed(sa, "delete", "", "pods", "team-a", null);
     assertAllowed(sa, "list", "sharegpu.io", "gpunodes", null, null);
     assertAllowed(sa, "create", "", "events", "team-a", null);
+    assertAllowed(sa, "list", "", "events", null, null);
+    assertAllowed(sa, "watch", "", "events", "team-a", null);
 
     assertDenied(sa, "update", "sharegpu.io", "sharepods", "team-a", null);
     assertDenied(sa, "delete", "sharegpu.io", "sharepods", "team-a", null);

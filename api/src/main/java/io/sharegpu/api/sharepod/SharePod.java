@@ -12,7 +12,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 /**
  * A pod with a GPU request: the SharePod controller creates one Pod from {@code spec.template} with
  * {@code spec.gpu} turned into sharegpu.io resources and annotations, and reports where it ran.
- * {@code kubectl get shp} shows REQUEST, LIMIT, MEMORY, NODE, GPUS, PHASE, AGE.
+ * {@code kubectl get shp} shows REQUEST, LIMIT, MEMORY, NODE, GPUS, PHASE, PRIORITY (the template's
+ * {@code priorityClassName}, which its pod gets; empty: the cluster's default priority), AGE.
  */
 @Group(SharePod.GROUP)
 @Version(SharePod.VERSION)
@@ -42,6 +43,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(
     name = "PHASE",
     jsonPath = ".status.phase",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "PRIORITY",
+    jsonPath = ".spec.template.spec.priorityClassName",
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
     name = "AGE",

@@ -12,6 +12,13 @@ public final class SharePodConditions {
   /** The GPU request and template are valid. */
   public static final String VALID = "Valid";
 
+  /**
+   * kube-scheduler preempted the SharePod's pod to make room for a higher-priority pod. True
+   * (reason {@link #REASON_PREEMPTION_BY_SCHEDULER}) from the preemption until a new pod started,
+   * then False (reason {@link #REASON_NEW_POD_STARTED}); absent on a SharePod never preempted.
+   */
+  public static final String PREEMPTED = "Preempted";
+
   // reasons (UpperCamelCase, as Kubernetes wants)
 
   public static final String REASON_VALID = "Valid";
@@ -25,6 +32,12 @@ public final class SharePodConditions {
   public static final String REASON_POD_SUCCEEDED = "PodSucceeded";
   public static final String REASON_POD_FAILED = "PodFailed";
   public static final String REASON_POD_DELETED = "PodDeleted";
+
+  /** Preempted=True: the reason kube-scheduler puts on the victim's DisruptionTarget condition. */
+  public static final String REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler";
+
+  /** Preempted=False: the pod created after the preemption started. */
+  public static final String REASON_NEW_POD_STARTED = "NewPodStarted";
 
   private SharePodConditions() {}
 }

@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param gpuModels GPU model by UUID, from the GPUNode of the pod's node (may be empty)
  * @param note something the status message should add about the pod, e.g. that spec.gpu changed
  *     after it was created; null when none
+ * @param preemption kube-scheduler's preemption of the SharePod's pod (the one observed, or the
+ *     last one, now gone) when it is to be reported now; null when none
  */
 public record Observation(
     List<String> errors,
@@ -23,7 +25,8 @@ public record Observation(
     @Nullable String problemReason,
     @Nullable String problemMessage,
     Map<String, String> gpuModels,
-    @Nullable String note) {
+    @Nullable String note,
+    @Nullable Preemption preemption) {
 
   public Observation {
     errors = List.copyOf(errors);
@@ -35,26 +38,31 @@ public record Observation(
 
   /** The SharePod has (or had, if now invalid) this pod. */
   public static Observation ofPod(Pod pod, List<String> errors, Map<String, String> gpuModels) {
-    return new Observation(errors, pod, null, null, gpuModels, null);
+    return new Observation(errors, pod, null, null, gpuModels, null, null);
   }
 
   /** The SharePod has no pod, and no pod is made because of these errors. */
   public static Observation invalid(List<String> errors) {
-    return new Observation(errors, null, null, null, Map.of(), null);
+    return new Observation(errors, null, null, null, Map.of(), null, null);
   }
 
   /** The SharePod has no pod because creating it failed (reason, message). */
   public static Observation problem(String reason, String message) {
-    return new Observation(List.of(), null, reason, message, Map.of(), null);
+    return new Observation(List.of(), null, reason, message, Map.of(), null, null);
   }
 
   /** The SharePod has no pod (yet, or any more). */
   public static Observation noPod() {
-    return new Observation(List.of(), null, null, null, Map.of(), null);
+    return new Observation(List.of(), null, null, null, Map.of(), null, null);
   }
 
   /** Returns this observation with {@code note} for the status message. */
   public Observation withNote(@Nullable String note) {
-    return new Observation(errors, pod, problemReason, problemMessage, gpuModels, note);
+    return new Observation(errors, pod, problemReason, problemMessage, gpuModels, note, preemption);
+  }
+
+  /** Returns this observation with {@code preemption} to report. */
+  public Observation withPreemption(@Nullable Preemption preemption) {
+    return new Observation(errors, pod, problemReason, problemMessage, gpuModels, note, preemption);
   }
 }

@@ -12,9 +12,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * Returns the Events a status change deserves. Pure: Events follow transitions of the conditions,
  * so reconciling the same state again records nothing new. For example Scheduled going from
- * WaitingForScheduling to Bound gives {@code Normal Scheduled "pod p is bound to node n, GPU g"}.
+ * WaitingForScheduling to Bound gives {@code Normal Scheduled "pod p is bound to node n, GPU g"},
+ * and Preempted turning True (or True with new words) gives {@code Warning Preempted "pod p was
+ * preempted by higher-priority pod team-b/train on node n"}.
  */
 public final class SharePodEvents {
+
+  /** Reason of the Warning Event recorded when the SharePod's pod was preempted. */
+  public static final String PREEMPTED = "Preempted";
 
   private SharePodEvents() {}
 
@@ -63,6 +68,14 @@ public final class SharePodEvents {
       } else if (SharePodConditions.REASON_POD_FAILED.equals(c.getReason())) {
         events.add(SharePodEvent.warning("Failed", c.getMessage()));
       }
+    }
+
+    Optional<Condition> preemptedAfter = condition(after, SharePodConditions.PREEMPTED);
+    if (preemptedAfter.isPresent()
+        && "True".equals(preemptedAfter.get().getStatus())
+        && !sameStatusAndMessage(
+            condition(before, SharePodConditions.PREEMPTED), preemptedAfter.get())) {
+      events.add(SharePodEvent.warning(PREEMPTED, preemptedAfter.get().getMessage()));
     }
     return events;
   }

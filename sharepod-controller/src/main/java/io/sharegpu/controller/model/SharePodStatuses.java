@@ -26,10 +26,14 @@ import org.jspecify.annotations.Nullable;
  * Computes a SharePod's next status from what the reconciler observed. Pure: no I/O, the clock is
  * passed in and used only for the {@code lastTransitionTime} of a condition whose status changes.
  *
- * <p>Phases: {@code Pending} (no pod yet, or the pod waits for the scheduler), {@code Scheduled}
- * (bound to a node and GPUs, not running yet), {@code Running}, and the final {@code Succeeded} and
- * {@code Failed} (the pod completed). Once final, a status never changes again, even when the pod
- * is deleted. Conditions: {@code Valid}, {@code Scheduled} and {@code Ready}, each with a reason.
+ * <p>Phases: {@code Pending} (no pod yet, the pod waits for the scheduler, or it is being stopped
+ * for reasons outside it and a new one will follow), {@code Scheduled} (bound to a node and GPUs,
+ * not running yet), {@code Running}, and the final {@code Succeeded} and {@code Failed} (the pod
+ * completed by itself). Once final, a status never changes again, even when the pod is deleted. A
+ * pod that ends because it was disrupted (condition DisruptionTarget=True: preempted, evicted, its
+ * node shut down) did not complete: its SharePod is not final and gets a new pod. Conditions:
+ * {@code Valid}, {@code Scheduled} and {@code Ready}, each with a reason, and {@code Preempted}
+ * once the pod was preempted (True until a new pod started, then False).
  */
 public final class SharePodStatuses {
 
@@ -80,7 +84,7 @@ public final class SharePodStatuses {
                 String.join("; ", observed.errors())));
 
     if (pod != null) {
-      mirrorPod(pod, observed.gpuModels(), observed.note(), next, conditions, stamp);
+      mirrorPod(pod, observed, next, conditions, stamp);
     } else {
       next.setPhase(SharePodStatus.PHASE_PENDING);
       String reason;
@@ -106,17 +110,57 @@ public final class SharePodStatuses {
                   : reason,
               message));
     }
+    preempted(old, observed, stamp).ifPresent(conditions::add);
     next.setConditions(conditions);
     return next;
   }
 
+  /**
+   * Returns the Preempted condition: True with the preemption in words when one is observed; once
+   * True it stays so (same message and time) until a new pod started, then False, which it stays;
+   * none while the SharePod was never preempted.
+   */
+  private static Optional<Condition> preempted(
+      List<Condition> old, Observation observed, Stamp stamp) {
+    Preemption preemption = observed.preemption();
+    if (preemption != null) {
+      return Optional.of(
+          stamp.condition(
+              SharePodConditions.PREEMPTED,
+              TRUE,
+              SharePodConditions.REASON_PREEMPTION_BY_SCHEDULER,
+              preemption.message()));
+    }
+    Optional<Condition> before =
+        old.stream().filter(c -> SharePodConditions.PREEMPTED.equals(c.getType())).findFirst();
+    if (before.isEmpty()) {
+      return Optional.empty();
+    }
+    Condition c = before.get();
+    String message = c.getMessage() == null ? "" : c.getMessage();
+    Pod pod = observed.pod();
+    if (TRUE.equals(c.getStatus()) && pod != null && Preemptions.started(pod)) {
+      return Optional.of(
+          stamp.condition(
+              SharePodConditions.PREEMPTED,
+              FALSE,
+              SharePodConditions.REASON_NEW_POD_STARTED,
+              message + "; the new pod started"));
+    }
+    return Optional.of(
+        stamp.condition(
+            SharePodConditions.PREEMPTED,
+            c.getStatus() == null ? FALSE : c.getStatus(),
+            c.getReason() == null
+                ? SharePodConditions.REASON_PREEMPTION_BY_SCHEDULER
+                : c.getReason(),
+            message));
+  }
+
   private static void mirrorPod(
-      Pod pod,
-      Map<String, String> gpuModels,
-      @Nullable String note,
-      SharePodStatus next,
-      List<Condition> conditions,
-      Stamp stamp) {
+      Pod pod, Observation observed, SharePodStatus next, List<Condition> conditions, Stamp stamp) {
+    Map<String, String> gpuModels = observed.gpuModels();
+    String note = observed.note();
     String podName = pod.getMetadata().getName();
     String node = emptyToNull(pod.getSpec() == null ? null : pod.getSpec().getNodeName());
     PodStatus podStatus = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
@@ -181,7 +225,18 @@ public final class SharePodStatuses {
 
     String phase;
     String message;
-    if ("Succeeded".equals(podPhase)) {
+    Optional<PodCondition> disruption = Preemptions.disruption(pod);
+    boolean ended = "Succeeded".equals(podPhase) || "Failed".equals(podPhase);
+    if (disruption.isPresent() && (terminating || ended)) {
+      // stopped from outside (preempted, evicted, node shutdown): not the workload's end, even
+      // when the kubelet reports the stopped pod as Failed or Succeeded; a new pod follows
+      phase = SharePodStatus.PHASE_PENDING;
+      message =
+          stopped(pod, disruption.get(), observed.preemption()) + "; " + afterStop(terminating);
+      conditions.add(
+          stamp.condition(
+              SharePodConditions.READY, FALSE, SharePodConditions.REASON_POD_DELETED, message));
+    } else if ("Succeeded".equals(podPhase)) {
       phase = SharePodStatus.PHASE_SUCCEEDED;
       message = "pod " + podName + " completed";
       conditions.add(
@@ -227,6 +282,35 @@ public final class SharePodStatuses {
     }
     next.setPhase(phase);
     next.setMessage(note == null ? message : message + "; " + note);
+  }
+
+  /**
+   * Returns in words why a disrupted pod stops, e.g. {@code pod p was preempted by higher-priority
+   * pod team-b/train on node gpu-1} or {@code pod p was stopped (EvictionByEvictionAPI: Eviction
+   * API: evicting)}.
+   */
+  private static String stopped(Pod pod, PodCondition disruption, @Nullable Preemption preemption) {
+    if (preemption != null) {
+      return preemption.message();
+    }
+    Optional<Preemption> unnamed = Preemptions.of(pod, List.of());
+    if (unnamed.isPresent()) {
+      return unnamed.get().message();
+    }
+    String why = disruption.getReason() == null ? "" : disruption.getReason();
+    if (disruption.getMessage() != null && !disruption.getMessage().isEmpty()) {
+      why = why.isEmpty() ? disruption.getMessage() : why + ": " + disruption.getMessage();
+    }
+    return "pod "
+        + pod.getMetadata().getName()
+        + " was stopped"
+        + (why.isEmpty() ? "" : " (" + why + ")");
+  }
+
+  private static String afterStop(boolean terminating) {
+    return terminating
+        ? "a new pod is created when it is gone"
+        : "it is deleted and a new pod is created";
   }
 
   /** Returns the GPU container of a SharePod's pod: its first container. */

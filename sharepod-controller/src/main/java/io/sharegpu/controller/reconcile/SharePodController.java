@@ -1,8 +1,12 @@
 package io.sharegpu.controller.reconcile;
 
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,21 +15,24 @@ import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.controller.model.PodSettings;
+import io.sharegpu.controller.model.Preemptions;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SharePod controller: informers (SharePods, their pods, GPUNodes) feed a de-duplicating {@link
- * ReconcileQueue}; worker threads take keys and run the {@link SharePodReconciler}. Workers start
- * once every informer has synced, so no decision is made on a partial cache (this is also what
- * readiness reports). Not restartable: {@link #start} once, {@link #stop} once.
+ * The SharePod controller: informers (SharePods, their pods, kube-scheduler's Preempted Events,
+ * GPUNodes) feed a de-duplicating {@link ReconcileQueue}; worker threads take keys and run the
+ * {@link SharePodReconciler}. Workers start once every informer has synced, so no decision is made
+ * on a partial cache (this is also what readiness reports). Not restartable: {@link #start} once,
+ * {@link #stop} once.
  */
 public final class SharePodController {
 
@@ -43,6 +50,7 @@ public final class SharePodController {
   private final List<Thread> threads = new ArrayList<>();
   private @Nullable SharePodCaches caches;
   private volatile boolean running;
+  private boolean eventFieldSelector = true;
 
   /**
    * @param namespaces namespaces to watch; empty means all
@@ -70,6 +78,21 @@ public final class SharePodController {
     this.queue = new ReconcileQueue(Duration.ofMillis(250), Duration.ofMinutes(2));
   }
 
+  /**
+   * Lists the Preempted Events only, through a field selector (Events are many); {@code false} for
+   * the CRUD mock server, which knows no field selector on {@code reason}: the cache's index and
+   * the event handler ignore the other Events anyway. Call before {@link #start}.
+   */
+  void selectPreemptedEventsOnServer(boolean onServer) {
+    this.eventFieldSelector = onServer;
+  }
+
+  private SharedIndexInformer<Event> preemptedEvents(
+      FilterWatchListDeletable<Event, EventList, Resource<Event>> events, long resyncMillis) {
+    return (eventFieldSelector ? events.withField("reason", Preemptions.PREEMPTED_EVENT) : events)
+        .runnableInformer(resyncMillis);
+  }
+
   /** Starts the informers and the workers; returns at once. */
   public synchronized void start() {
     if (running) {
@@ -78,6 +101,7 @@ public final class SharePodController {
     running = true;
     List<SharedIndexInformer<SharePod>> sharePodInformers = new ArrayList<>();
     List<SharedIndexInformer<Pod>> podInformers = new ArrayList<>();
+    List<SharedIndexInformer<Event>> eventInformers = new ArrayList<>();
     long resyncMillis = resync.toMillis();
     if (namespaces.isEmpty()) {
       sharePodInformers.add(
@@ -88,6 +112,7 @@ public final class SharePodController {
               .inAnyNamespace()
               .withLabel(ShareGpuAnnotations.SHAREPOD_LABEL)
               .runnableInformer(resyncMillis));
+      eventInformers.add(preemptedEvents(client.v1().events().inAnyNamespace(), resyncMillis));
     } else {
       for (String namespace : namespaces) {
         sharePodInformers.add(
@@ -98,18 +123,27 @@ public final class SharePodController {
                 .inNamespace(namespace)
                 .withLabel(ShareGpuAnnotations.SHAREPOD_LABEL)
                 .runnableInformer(resyncMillis));
+        eventInformers.add(
+            preemptedEvents(client.v1().events().inNamespace(namespace), resyncMillis));
       }
     }
+    // kube-scheduler's Events about preempted pods, indexed by the pod's UID: only Preempted ones
+    // are listed and watched (a field selector), so this stays small however busy the cluster is
+    eventInformers.forEach(
+        i -> i.addIndexers(Map.of(SharePodCaches.BY_POD_UID, SharePodCaches.PREEMPTED_POD_UID)));
     SharedIndexInformer<GPUNode> gpuNodes =
         client.resources(GPUNode.class).runnableInformer(resyncMillis);
-    SharePodCaches ready = new SharePodCaches(sharePodInformers, podInformers, gpuNodes);
+    SharePodCaches ready =
+        new SharePodCaches(sharePodInformers, podInformers, eventInformers, gpuNodes);
     caches = ready;
     SharePodEventHandler handler = new SharePodEventHandler(queue, () -> ready);
     sharePodInformers.forEach(i -> i.addEventHandler(handler.sharePods()));
     podInformers.forEach(i -> i.addEventHandler(handler.pods()));
+    eventInformers.forEach(i -> i.addEventHandler(handler.preemptedEvents()));
     gpuNodes.addEventHandler(handler.gpuNodes());
     informers.addAll(sharePodInformers);
     informers.addAll(podInformers);
+    informers.addAll(eventInformers);
     informers.add(gpuNodes);
 
     SharePodReconciler reconciler =

@@ -1,11 +1,14 @@
 package io.sharegpu.controller.reconcile;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.sharepod.SharePod;
+import io.sharegpu.controller.model.Preemptions;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -15,8 +18,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Maps informer events to SharePod keys and queues them: a SharePod event queues the SharePod, a
  * pod event the SharePod named in its {@code sharegpu.io/sharepod} label, a GPUNode event the
- * SharePods on that node (their GPU models may have changed). What changed does not matter: the
- * reconciler always looks at the whole SharePod.
+ * SharePods on that node (their GPU models may have changed), kube-scheduler's Preempted Event
+ * about a pod the SharePod of the pod's name (a SharePod's pod has its name; the reconciler checks
+ * the UID). What changed does not matter: the reconciler always looks at the whole SharePod. A pod
+ * seen disrupted (DisruptionTarget=True) is remembered in the caches first, so that it is still
+ * known once deleted.
  */
 final class SharePodEventHandler {
 
@@ -38,9 +44,53 @@ final class SharePodEventHandler {
           String owner = label(pod);
           String namespace = pod.getMetadata().getNamespace();
           if (owner != null && !owner.isEmpty() && namespace != null) {
-            queue.add(new ResourceKey(namespace, owner));
+            ResourceKey key = new ResourceKey(namespace, owner);
+            if (Preemptions.disrupted(pod)) {
+              // before queueing: the pod may be gone from the cache when the key is reconciled
+              caches.get().rememberDisrupted(key, pod);
+            }
+            queue.add(key);
           }
         });
+  }
+
+  /** Queues the SharePod named like the pod a Preempted Event is about. */
+  ResourceEventHandler<Event> preemptedEvents() {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Event obj) {
+        enqueue(obj);
+      }
+
+      @Override
+      public void onUpdate(Event oldObj, Event newObj) {
+        enqueue(newObj);
+      }
+
+      @Override
+      public void onDelete(Event obj, boolean deletedFinalStateUnknown) {
+        // an expired Event changes nothing a SharePod shows
+      }
+
+      private void enqueue(Event event) {
+        ObjectReference about = event.getInvolvedObject();
+        if (Preemptions.PREEMPTED_EVENT.equals(event.getReason())
+            && about != null
+            && "Pod".equals(about.getKind())
+            && about.getNamespace() != null
+            && about.getName() != null) {
+          queue.add(new ResourceKey(about.getNamespace(), about.getName()));
+        }
+      }
+    };
+  }
+
+  private void enqueueOwner(Pod pod) {
+    String owner = label(pod);
+    String namespace = pod.getMetadata().getNamespace();
+    if (owner != null && !owner.isEmpty() && namespace != null) {
+      queue.add(new ResourceKey(namespace, owner));
+    }
   }
 
   /**

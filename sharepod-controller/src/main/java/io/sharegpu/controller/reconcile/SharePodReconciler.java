@@ -13,6 +13,8 @@ import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.controller.model.DesiredPod;
 import io.sharegpu.controller.model.Observation;
 import io.sharegpu.controller.model.PodSettings;
+import io.sharegpu.controller.model.Preemption;
+import io.sharegpu.controller.model.Preemptions;
 import io.sharegpu.controller.model.SharePodEvent;
 import io.sharegpu.controller.model.SharePodEvents;
 import io.sharegpu.controller.model.SharePodPods;
@@ -38,7 +40,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifecycle: a valid SharePod without a pod gets one, unless its status is final (the pod
  * completed); a pod deleted before it completed is created again; a completed pod is kept (for its
- * logs) and its SharePod keeps the final status even after the pod is deleted.
+ * logs) and its SharePod keeps the final status even after the pod is deleted. A pod that ended
+ * because it was disrupted (DisruptionTarget=True: preempted, evicted, node shutdown) did not
+ * complete: once it is gone it is replaced, and a disrupted pod that the kubelet left Failed or
+ * Succeeded without deleting it is deleted so it can be. A pod kube-scheduler preempted is reported
+ * in the condition Preempted, naming the preemptor from the scheduler's Preempted Event.
  */
 public final class SharePodReconciler {
 
@@ -50,6 +56,9 @@ public final class SharePodReconciler {
 
   /** Reason of the Event recorded when a pod deleted before completion is created again. */
   public static final String EVENT_RECREATED_POD = "RecreatedPod";
+
+  /** How often a SharePod whose pod was preempted looks for the scheduler's Event. */
+  static final Duration EVENT_POLL = Duration.ofSeconds(1);
 
   private static final Logger log = LoggerFactory.getLogger(SharePodReconciler.class);
 
@@ -85,6 +94,7 @@ public final class SharePodReconciler {
   public Optional<Duration> reconcile(ResourceKey key) {
     Optional<SharePod> cached = caches.sharePod(key);
     if (cached.isEmpty() || cached.get().getMetadata().getDeletionTimestamp() != null) {
+      caches.forgetDisrupted(key);
       return Optional.empty(); // the garbage collector deletes the pod with its owner
     }
     SharePod sharePod = cached.get();
@@ -94,6 +104,36 @@ public final class SharePodReconciler {
     Optional<Duration> requeue = Optional.empty();
 
     Pod pod = caches.pod(key).orElse(null);
+    Pod ours = pod != null && controlledBy(pod, sharePod) ? pod : null;
+    Pod disrupted = disruptedPod(key, sharePod, ours);
+    Preemption preemption = null;
+    if (disrupted != null) {
+      Optional<Preemption> seen = Preemptions.of(disrupted, caches.preemptedEvents(uid(disrupted)));
+      Optional<Duration> wait =
+          seen.isPresent() && !seen.get().named()
+              ? Preemptions.eventWait(disrupted, clock.instant())
+              : Optional.empty();
+      if (wait.isPresent()) {
+        // the scheduler records its Event after the deletion: give it a moment, so that the
+        // condition and the Event name the preemptor
+        requeue = Optional.of(wait.get().compareTo(EVENT_POLL) < 0 ? wait.get() : EVENT_POLL);
+      } else {
+        preemption = seen.orElse(null);
+      }
+    }
+    if (ours != null
+        && ours == disrupted
+        && ours.getMetadata().getDeletionTimestamp() == null
+        && isTerminal(ours)) {
+      // the kubelet leaves an evicted pod Failed; the SharePod's next pod needs its name
+      client.pods().inNamespace(key.namespace()).resource(ours).lockResourceVersion().delete();
+      log.info(
+          "{}: deleted pod {} ({}), stopped by a disruption, to create it again",
+          key,
+          key.name(),
+          ours.getStatus().getPhase());
+    }
+
     Observation observed;
     if (pod == null
         && !SharePodStatuses.isFinal(before)
@@ -111,9 +151,7 @@ public final class SharePodReconciler {
             valid.request().memoryMib() == 0 ? "default" : valid.request().memoryMib() + " MiB");
         toRecord.add(
             recreated
-                ? SharePodEvent.warning(
-                    EVENT_RECREATED_POD,
-                    "pod " + key.name() + " was deleted before it completed; created it again")
+                ? SharePodEvent.warning(EVENT_RECREATED_POD, recreatedMessage(key, disrupted))
                 : SharePodEvent.normal(EVENT_CREATED_POD, "created pod " + key.name()));
       } catch (KubernetesClientException e) {
         if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
@@ -125,8 +163,9 @@ public final class SharePodReconciler {
         } else if (e.getCode() >= 400 && e.getCode() < 500) {
           observed =
               Observation.problem(
-                  SharePodStatuses.REASON_FAILED_CREATE,
-                  "creating pod " + key.name() + " failed: " + message(e));
+                      SharePodStatuses.REASON_FAILED_CREATE,
+                      "creating pod " + key.name() + " failed: " + message(e))
+                  .withPreemption(preemption);
           writeStatus(sharePod, observed, toRecord);
           if (exceedsQuota(e)) {
             // a ResourceQuota frees up when another pod ends, and nothing tells us when: look
@@ -168,8 +207,53 @@ public final class SharePodReconciler {
     } else {
       observed = Observation.noPod();
     }
-    writeStatus(sharePod, observed, toRecord);
+    writeStatus(sharePod, observed.withPreemption(preemption), toRecord);
     return requeue;
+  }
+
+  /**
+   * Returns the SharePod's pod that was disrupted: {@code pod} itself, or the last pod seen
+   * disrupted when {@code pod} (its successor) is missing or has not started yet; null when none. A
+   * successor that started ends the story: the remembered pod is forgotten.
+   */
+  private @Nullable Pod disruptedPod(ResourceKey key, SharePod sharePod, @Nullable Pod pod) {
+    if (pod != null && Preemptions.disrupted(pod)) {
+      return pod;
+    }
+    Optional<Pod> last = caches.lastDisrupted(key).filter(p -> controlledBy(p, sharePod));
+    if (last.isEmpty()) {
+      return null;
+    }
+    if (pod == null) {
+      return last.get();
+    }
+    if (Objects.equals(uid(pod), uid(last.get())) || Preemptions.started(pod)) {
+      caches.forgetDisrupted(key);
+      return null;
+    }
+    return last.get();
+  }
+
+  private static String recreatedMessage(ResourceKey key, @Nullable Pod disrupted) {
+    if (disrupted == null) {
+      return "pod " + key.name() + " was deleted before it completed; created it again";
+    }
+    String reason =
+        Preemptions.disruption(disrupted).map(c -> c.getReason()).orElse("DisruptionTarget");
+    return "pod "
+        + key.name()
+        + " was stopped before it completed ("
+        + reason
+        + "); created it again, it waits for GPUs like any new pod";
+  }
+
+  private static boolean isTerminal(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Failed".equals(phase) || "Succeeded".equals(phase);
+  }
+
+  private static @Nullable String uid(Pod pod) {
+    return pod.getMetadata().getUid();
   }
 
   private void writeStatus(SharePod sharePod, Observation observed, List<SharePodEvent> toRecord) {

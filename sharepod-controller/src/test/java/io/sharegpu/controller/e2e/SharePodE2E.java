@@ -128,7 +128,8 @@ class SharePodE2E {
         .untilAsserted(() -> assertThat(events("notebook")).contains("CreatedPod", "Scheduled"));
 
     String table = kubectl("get", "shp", "-n", NAMESPACE);
-    assertThat(table).contains("REQUEST", "LIMIT", "MEMORY", "NODE", "GPUS", "PHASE", "AGE");
+    assertThat(table)
+        .contains("REQUEST", "LIMIT", "MEMORY", "NODE", "GPUS", "PHASE", "PRIORITY", "AGE");
     assertThat(table)
         .containsPattern(
             "notebook\\s+0\\.25\\s+0\\.5\\s+10Gi\\s+shp-e2e-\\S+\\s+GPU-\\S+\\s+Scheduled");

@@ -53,6 +53,29 @@ class SharePodEventsTest {
   }
 
   @Test
+  void aPreemptionIsAWarningOnceAndAgainOnlyWithNewWords() {
+    String generic = "pod p was preempted by a higher-priority pod on node n";
+    String named = "pod p was preempted by higher-priority pod team-b/train on node n";
+    SharePodStatus running = status(valid(), c("Ready", "True", "PodReady", "ready"));
+    SharePodStatus preempted =
+        status(valid(), c("Preempted", "True", "PreemptionByScheduler", named));
+    SharePodStatus recovered =
+        status(valid(), c("Preempted", "False", "NewPodStarted", named + "; the new pod started"));
+
+    assertThat(SharePodEvents.between(running, preempted))
+        .containsExactly(SharePodEvent.warning("Preempted", named));
+    assertThat(SharePodEvents.between(preempted, preempted)).isEmpty();
+    assertThat(
+            SharePodEvents.between(
+                status(valid(), c("Preempted", "True", "PreemptionByScheduler", generic)),
+                preempted))
+        .containsExactly(SharePodEvent.warning("Preempted", named));
+    assertThat(SharePodEvents.between(preempted, recovered)).isEmpty();
+    assertThat(SharePodEvents.between(recovered, preempted))
+        .containsExactly(SharePodEvent.warning("Preempted", named));
+  }
+
+  @Test
   void completionAndFailureAreRecorded() {
     SharePodStatus running = status(valid(), c("Ready", "True", "PodReady", "ready"));
 

@@ -75,6 +75,20 @@ class SharePodPodsTest {
   }
 
   @Test
+  void thePodTakesTheTemplatesPriorityClassAndPreemptionPolicy() {
+    SharePod sp = aSharePod("training", "1");
+    sp.getSpec().getTemplate().getSpec().setPriorityClassName("production-training");
+    sp.getSpec().getTemplate().getSpec().setPreemptionPolicy("Never");
+
+    Pod pod = valid(sp).pod();
+
+    assertThat(pod.getSpec().getPriorityClassName()).isEqualTo("production-training");
+    assertThat(pod.getSpec().getPreemptionPolicy()).isEqualTo("Never");
+    // the API server's Priority admission resolves the class into spec.priority
+    assertThat(pod.getSpec().getPriority()).isNull();
+  }
+
+  @Test
   void thePodIsWhatTheExtenderParses() {
     SharePod sp =
         aSharePod(

@@ -181,6 +181,146 @@ class SharePodStatusesTest {
   }
 
   @Test
+  void aFailedPodWithoutDisruptionIsFinal() {
+    Pod failed =
+        new PodBuilder(running(bound(created()), false))
+            .editOrNewStatus()
+            .withPhase("Failed")
+            .endStatus()
+            .build();
+
+    SharePodStatus status = SharePodStatuses.nextStatus(sp, withPod(failed), T0);
+
+    assertThat(status.getPhase()).isEqualTo("Failed");
+    assertThat(SharePodStatuses.isFinal(status)).isTrue();
+    assertThat(status.getConditions()).noneMatch(c -> c.getType().equals("Preempted"));
+  }
+
+  @Test
+  void aPreemptedPodBeingDeletedMakesPreemptedTrueNamingThePreemptorAndIsPendingNotFinal() {
+    Pod victim = preempted(terminating(running(bound(created()), true)));
+    Preemption preemption =
+        Preemptions.of(
+                victim,
+                List.of(PreemptionsTest.preempted("uid-pod", "team-b", "train", "uid-9", "x")))
+            .orElseThrow();
+
+    SharePodStatus status =
+        SharePodStatuses.nextStatus(sp, withPod(victim).withPreemption(preemption), T0);
+
+    String words =
+        "pod notebook was preempted by higher-priority pod team-b/train on node gpu-node-1";
+    assertThat(condition(status, "Preempted"))
+        .extracting(
+            Condition::getStatus,
+            Condition::getReason,
+            Condition::getMessage,
+            Condition::getLastTransitionTime)
+        .containsExactly("True", "PreemptionByScheduler", words, "2026-12-03T05:00:00Z");
+    assertThat(status.getPhase()).isEqualTo("Pending");
+    assertThat(SharePodStatuses.isFinal(status)).isFalse();
+    assertThat(status.getMessage()).isEqualTo(words + "; a new pod is created when it is gone");
+    assertThat(condition(status, "Ready").getReason()).isEqualTo("PodDeleted");
+    assertThat(SharePodEvents.between(null, status))
+        .contains(SharePodEvent.warning("Preempted", words));
+  }
+
+  @Test
+  void aPreemptedPodTheKubeletFailedIsNotFinal() {
+    Pod failed =
+        new PodBuilder(preempted(terminating(running(bound(created()), false))))
+            .editStatus()
+            .withPhase("Failed")
+            .endStatus()
+            .build();
+
+    SharePodStatus status = SharePodStatuses.nextStatus(sp, withPod(failed), T0);
+
+    assertThat(status.getPhase()).isEqualTo("Pending");
+    assertThat(SharePodStatuses.isFinal(status)).isFalse();
+    assertThat(condition(status, "Ready").getReason()).isEqualTo("PodDeleted");
+    // without the scheduler's Event (the reconciler passes no preemption): no condition yet
+    assertThat(status.getConditions()).noneMatch(c -> c.getType().equals("Preempted"));
+  }
+
+  @Test
+  void anyDisruptionMakesAFailedOrSucceededPodNotFinal() {
+    for (String phase : List.of("Failed", "Succeeded")) {
+      Pod evicted =
+          new PodBuilder(
+                  PreemptionsTest.disrupted(
+                      running(bound(created()), false),
+                      "TerminationByKubelet",
+                      "The node was low on resource: memory."))
+              .editStatus()
+              .withPhase(phase)
+              .endStatus()
+              .build();
+
+      SharePodStatus status = SharePodStatuses.nextStatus(sp, withPod(evicted), T0);
+
+      assertThat(status.getPhase()).as(phase).isEqualTo("Pending");
+      assertThat(SharePodStatuses.isFinal(status)).isFalse();
+      assertThat(status.getMessage())
+          .isEqualTo(
+              "pod notebook was stopped (TerminationByKubelet: The node was low on resource:"
+                  + " memory.); it is deleted and a new pod is created");
+      assertThat(status.getConditions()).noneMatch(c -> c.getType().equals("Preempted"));
+    }
+  }
+
+  @Test
+  void preemptedStaysTrueWhileTheNewPodWaitsAndTurnsFalseOnceItRuns() {
+    Pod victim = preempted(terminating(running(bound(created()), true)));
+    Preemption preemption = new Preemption("notebook", "team-b/train", "gpu-node-1", null);
+    sp.setStatus(SharePodStatuses.nextStatus(sp, withPod(victim).withPreemption(preemption), T0));
+    String words = preemption.message();
+
+    // gone, then a new pod that waits for GPUs
+    sp.setStatus(SharePodStatuses.nextStatus(sp, Observation.noPod(), T1));
+    assertThat(condition(sp.getStatus(), "Preempted").getMessage()).isEqualTo(words);
+    Pod next = new PodBuilder(created()).editMetadata().withUid("uid-pod-2").endMetadata().build();
+    sp.setStatus(SharePodStatuses.nextStatus(sp, withPod(next), T1));
+    assertThat(sp.getStatus().getPhase()).isEqualTo("Pending");
+    assertThat(condition(sp.getStatus(), "Preempted"))
+        .extracting(Condition::getStatus, Condition::getMessage, Condition::getLastTransitionTime)
+        .containsExactly("True", words, "2026-12-03T05:00:00Z");
+    sp.setStatus(SharePodStatuses.nextStatus(sp, withPod(bound(next)), T1));
+    assertThat(condition(sp.getStatus(), "Preempted").getStatus()).isEqualTo("True");
+
+    SharePodStatus runs = SharePodStatuses.nextStatus(sp, withPod(running(bound(next), true)), T1);
+
+    assertThat(runs.getPhase()).isEqualTo("Running");
+    assertThat(condition(runs, "Preempted"))
+        .extracting(
+            Condition::getStatus,
+            Condition::getReason,
+            Condition::getMessage,
+            Condition::getLastTransitionTime)
+        .containsExactly(
+            "False", "NewPodStarted", words + "; the new pod started", "2026-12-03T05:01:00Z");
+    sp.setStatus(runs);
+    assertThat(SharePodStatuses.nextStatus(sp, withPod(running(bound(next), true)), T1))
+        .usingRecursiveComparison()
+        .isEqualTo(runs);
+  }
+
+  static Pod preempted(Pod pod) {
+    return PreemptionsTest.disrupted(
+        new PodBuilder(pod).editMetadata().withUid("uid-pod").endMetadata().build(),
+        "PreemptionByScheduler",
+        PreemptionsTest.CONDITION_MESSAGE);
+  }
+
+  static Pod terminating(Pod pod) {
+    return new PodBuilder(pod)
+        .editMetadata()
+        .withDeletionTimestamp("2026-12-03T05:00:30Z")
+        .endMetadata()
+        .build();
+  }
+
+  @Test
   void aTerminatingPodIsReportedAsBeingDeleted() {
     Pod pod =
         new PodBuilder(running(bound(created()), true))

@@ -7,9 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -32,6 +34,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Stream;
@@ -173,6 +176,95 @@ class SharePodControllerIT {
             });
     await().atMost(WAIT).until(() -> eventReasons("keep").contains("RecreatedPod"));
     assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(1);
+  }
+
+  @Test
+  void aPreemptedPodIsReportedNamingThePreemptorAndCreatedAgain() throws InterruptedException {
+    create(aSharePod("victim", "1"));
+    Pod first = awaitPod("victim");
+    bind(first, "gpu-node-1", GPU);
+    await().atMost(WAIT).until(() -> "Scheduled".equals(status("victim").getPhase()));
+
+    // what kube-scheduler does: condition, delete (grace 0 here), then its Event about the victim
+    markDisrupted("victim", "Running", "PreemptionByScheduler", "sharegpu-scheduler: preempting");
+    client.pods().inNamespace(ns).withName("victim").withGracePeriod(0).delete();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              Pod p = client.pods().inNamespace(ns).withName("victim").get();
+              return p != null && !p.getMetadata().getUid().equals(first.getMetadata().getUid());
+            });
+    Thread.sleep(500); // the Event comes late: the new pod exists already
+    recordPreempted(first, "team-b", "train", "gpu-node-1");
+
+    String words =
+        "pod victim was preempted by higher-priority pod team-b/train on node gpu-node-1";
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              SharePodStatus status = status("victim");
+              assertThat(status.getPhase()).isEqualTo("Pending");
+              assertThat(status.getConditions())
+                  .anySatisfy(
+                      c -> {
+                        assertThat(c.getType()).isEqualTo("Preempted");
+                        assertThat(c.getStatus()).isEqualTo("True");
+                        assertThat(c.getReason()).isEqualTo("PreemptionByScheduler");
+                        assertThat(c.getMessage()).isEqualTo(words);
+                      });
+            });
+    await()
+        .atMost(WAIT)
+        .until(() -> sharePodEvents("victim").contains("Warning Preempted " + words));
+    assertThat(sharePodEvents("victim"))
+        .containsOnlyOnce("Warning Preempted " + words)
+        .anySatisfy(e -> assertThat(e).startsWith("Warning RecreatedPod pod victim was stopped"));
+
+    // the new pod runs: Preempted turns False, and the words stay for who reads them later
+    client
+        .pods()
+        .inNamespace(ns)
+        .withName("victim")
+        .editStatus(
+            p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").endStatus().build());
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(status("victim").getConditions())
+                    .anySatisfy(
+                        c -> {
+                          assertThat(c.getType()).isEqualTo("Preempted");
+                          assertThat(c.getStatus()).isEqualTo("False");
+                          assertThat(c.getReason()).isEqualTo("NewPodStarted");
+                          assertThat(c.getMessage()).startsWith(words);
+                        }));
+    assertThat(sharePodEvents("victim")).containsOnlyOnce("Warning Preempted " + words);
+  }
+
+  @Test
+  void aDisruptedPodLeftFailedIsDeletedAndCreatedAgainNotFinal() {
+    create(aSharePod("evicted", "0.5"));
+    Pod first = awaitPod("evicted");
+    bind(first, "gpu-node-1", GPU);
+    await().atMost(WAIT).until(() -> "Scheduled".equals(status("evicted").getPhase()));
+
+    // the kubelet's node-pressure eviction: Failed, DisruptionTarget, and the pod stays
+    markDisrupted("evicted", "Failed", "TerminationByKubelet", "The node was low on memory.");
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              Pod p = client.pods().inNamespace(ns).withName("evicted").get();
+              assertThat(p).isNotNull();
+              assertThat(p.getMetadata().getUid()).isNotEqualTo(first.getMetadata().getUid());
+              assertThat(status("evicted").getPhase()).isEqualTo("Pending");
+            });
+    assertThat(status("evicted").getConditions()).noneMatch(c -> c.getType().equals("Preempted"));
+    assertThat(sharePodEvents("evicted")).noneMatch(e -> e.startsWith("Warning Failed"));
   }
 
   @Test
@@ -327,14 +419,17 @@ class SharePodControllerIT {
   }
 
   private SharePodController newController() {
-    return new SharePodController(
-        client,
-        SETTINGS,
-        List.of(),
-        2,
-        Duration.ofMinutes(10),
-        Clock.systemUTC(),
-        new SimpleMeterRegistry());
+    SharePodController c =
+        new SharePodController(
+            client,
+            SETTINGS,
+            List.of(),
+            2,
+            Duration.ofMinutes(10),
+            Clock.systemUTC(),
+            new SimpleMeterRegistry());
+    c.selectPreemptedEventsOnServer(false); // the mock server knows no reason= field selector
+    return c;
   }
 
   private SharePod create(SharePod sp) {
@@ -362,6 +457,73 @@ class SharePodControllerIT {
         .filter(e -> name.equals(e.getInvolvedObject().getName()))
         .map(Event::getReason)
         .toList();
+  }
+
+  /** Returns the Events on the SharePod (not on its pod) as "type reason message". */
+  private List<String> sharePodEvents(String name) {
+    return client.v1().events().inNamespace(ns).list().getItems().stream()
+        .filter(
+            e ->
+                name.equals(e.getInvolvedObject().getName())
+                    && "SharePod".equals(e.getInvolvedObject().getKind()))
+        .map(e -> e.getType() + " " + e.getReason() + " " + e.getMessage())
+        .toList();
+  }
+
+  /** Sets the pod's phase and condition DisruptionTarget=True, as a disruptor does. */
+  private void markDisrupted(String name, String phase, String reason, String message) {
+    client
+        .pods()
+        .inNamespace(ns)
+        .withName(name)
+        .editStatus(
+            p ->
+                new PodBuilder(p)
+                    .editOrNewStatus()
+                    .withPhase(phase)
+                    .addToConditions(
+                        new PodConditionBuilder()
+                            .withType("DisruptionTarget")
+                            .withStatus("True")
+                            .withReason(reason)
+                            .withMessage(message)
+                            .withLastTransitionTime(
+                                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
+                            .build())
+                    .endStatus()
+                    .build());
+  }
+
+  /** Records kube-scheduler's Event about a preemption victim (core/v1 view). */
+  private void recordPreempted(Pod victim, String namespace, String preemptor, String node) {
+    client
+        .v1()
+        .events()
+        .inNamespace(ns)
+        .resource(
+            new EventBuilder()
+                .withNewMetadata()
+                .withName(victim.getMetadata().getName() + ".preempted")
+                .endMetadata()
+                .withNewInvolvedObject()
+                .withKind("Pod")
+                .withApiVersion("v1")
+                .withNamespace(ns)
+                .withName(victim.getMetadata().getName())
+                .withUid(victim.getMetadata().getUid())
+                .endInvolvedObject()
+                .withNewRelated()
+                .withKind("Pod")
+                .withApiVersion("v1")
+                .withNamespace(namespace)
+                .withName(preemptor)
+                .withUid("uid-" + preemptor)
+                .endRelated()
+                .withType("Normal")
+                .withReason("Preempted")
+                .withMessage("Preempted by pod uid-" + preemptor + " on node " + node)
+                .build())
+        .create();
   }
 
   private void bind(Pod pod, String node, String gpu) {
