@@ -51,7 +51,14 @@ class GPUNodeJsonTest {
                 .build()));
     GPUNode node = new GPUNode();
     node.setMetadata(new ObjectMetaBuilder().withName("gpu-node-1").build());
-    node.setSpec(new GPUNodeSpec("gpu-node-1"));
+    GPUNodeSpec spec = new GPUNodeSpec("gpu-node-1");
+    spec.setCordonedGpus(
+        List.of(
+            new GpuCordon(
+                "GPU-e4aea6a9-1b46-d027-e71f-ce46fc4b6b64",
+                "Xid 79, card to be replaced",
+                "2026-12-02T22:30:00Z")));
+    node.setSpec(spec);
     node.setStatus(status);
     return node;
   }
@@ -66,6 +73,10 @@ class GPUNodeJsonTest {
     GPUNode read = Serialization.unmarshal(golden(), GPUNode.class);
 
     assertThat(read.getSpec().getNodeName()).isEqualTo("gpu-node-1");
+    assertThat(read.getSpec().getCordonedGpus())
+        .extracting(GpuCordon::getUuid, GpuCordon::getReason)
+        .containsExactly(
+            tuple("GPU-e4aea6a9-1b46-d027-e71f-ce46fc4b6b64", "Xid 79, card to be replaced"));
     assertThat(read.getStatus().getGpus())
         .extracting(GpuStatus::getIndex, GpuStatus::getComputeMilli, GpuStatus::isHealthy)
         .containsExactly(tuple(0, 1000, true), tuple(1, 142, false));
