@@ -104,6 +104,15 @@ public final class WaitingPods implements AutoCloseable {
     waiting.invalidate(podUid);
   }
 
+  /** Returns the demands of the pods remembered as waiting (for the debug views), in no order. */
+  public List<PodDemand> waitingDemands() {
+    List<PodDemand> out = new ArrayList<>();
+    for (Waiting w : waiting.asMap().values()) {
+      out.add(w.demand());
+    }
+    return out;
+  }
+
   /** Returns how many pods are remembered as waiting. */
   public long size() {
     waiting.cleanUp();
