@@ -166,7 +166,12 @@
     const frag = document.createDocumentFragment();
     for (let i = first; i < last; i++) frag.append(row(shown[i], nsIdx, i));
     els.rows.style.transform = 'translateY(' + (shown.length ? offsets[first] : 0) + 'px)';
+    const focused = els.rows.contains(document.activeElement) ? document.activeElement.dataset.uuid : null;
     els.rows.replaceChildren(frag);
+    if (focused) { // keep a keyboard user's place across live updates
+      const again = els.rows.querySelector('.tile[data-uuid="' + CSS.escape(focused) + '"]');
+      (again || els.viewport).focus({ preventScroll: true });
+    }
   }
 
   // ---------------------------------------------------------------------------------- tiles
@@ -214,7 +219,9 @@
         const item = h('li');
         const sw = h('span', 'sw');
         sw.style.background = c;
-        item.append(sw, h('span', 'n', key), h('span', 's', sh));
+        const n = h('span', 'n', data.pods[p][1] + ' ');
+        n.append(h('small', null, podNs(p)));
+        item.append(sw, n, h('span', 's', sh));
         list.append(item);
         listed++;
       }

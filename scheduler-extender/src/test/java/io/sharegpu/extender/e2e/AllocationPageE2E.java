@@ -34,6 +34,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
@@ -114,12 +115,14 @@ class AllocationPageE2E {
   void showsPodsOnTheirGpusThePendingPodWithItsReasonFiltersAndUpdatesLive() throws Exception {
     createPod(NS_A, "train-llm", "H100", 500, 20480);
     createPod(NS_A, "notebook-alice", "H100", 250, 10240);
+    createPod(NS_A, "finetune", "H100", 1000, 0);
     createPod(NS_B, "infer-1", "T4", 600, 4096);
     createPod(NS_B, "infer-2", "T4", 600, 4096);
     for (String[] p :
         List.of(
             new String[] {NS_A, "train-llm"},
             new String[] {NS_A, "notebook-alice"},
+            new String[] {NS_A, "finetune"},
             new String[] {NS_B, "infer-1"},
             new String[] {NS_B, "infer-2"})) {
       awaitBound(p[0], p[1]);
@@ -150,12 +153,13 @@ class AllocationPageE2E {
           List.of(
               new String[] {NS_A, "train-llm", "0.5"},
               new String[] {NS_A, "notebook-alice", "0.25"},
+              new String[] {NS_A, "finetune", "whole"},
               new String[] {NS_B, "infer-1", "0.6"},
               new String[] {NS_B, "infer-2", "0.6"})) {
         String uuid =
             pod(p[0], p[1]).getMetadata().getAnnotations().get(ShareGpuAnnotations.ASSIGNED_GPUS);
         WebElement tile = driver.findElement(By.cssSelector(".tile[data-uuid='" + uuid + "']"));
-        assertThat(tile.getText()).as(uuid).contains(p[0] + "/" + p[1]).contains(p[2]);
+        assertThat(tile.getText()).as(uuid).contains(p[1] + " " + p[0]).contains(p[2]);
         assertThat(tile.getAttribute("aria-label"))
             .contains(p[0] + "/" + p[1] + " share " + p[2])
             .contains(uuid);
@@ -176,12 +180,12 @@ class AllocationPageE2E {
       // the namespace filter hides the other namespace's pods, nodes and pending pods
       new Select(driver.findElement(By.id("f-ns"))).selectByValue(NS_A);
       wait.until(d -> !d.findElement(By.id("rows")).getText().contains(NS_B));
-      assertThat(driver.findElement(By.id("rows")).getText()).contains(NS_A + "/train-llm");
+      assertThat(driver.findElement(By.id("rows")).getText()).contains("train-llm " + NS_A);
       assertThat(driver.findElements(By.cssSelector("#rows .row[data-node='" + T4 + "']")))
           .isEmpty();
       assertThat(driver.findElement(By.id("pending")).getText()).doesNotContain("infer-3");
       new Select(driver.findElement(By.id("f-ns"))).selectByValue("");
-      wait.until(d -> d.findElement(By.id("rows")).getText().contains(NS_B + "/infer-1"));
+      wait.until(d -> d.findElement(By.id("rows")).getText().contains("infer-1 " + NS_B));
 
       // keyboard: the tiles take focus and say what they hold
       WebElement firstTile = driver.findElement(By.cssSelector(".tile"));
@@ -189,6 +193,8 @@ class AllocationPageE2E {
       new Actions(driver).sendKeys(Keys.TAB).perform();
       assertThat(driver.switchTo().activeElement().getAttribute("data-uuid"))
           .isEqualTo(firstTile.getAttribute("data-uuid"));
+
+      String focused = driver.switchTo().activeElement().getAttribute("data-uuid");
 
       // a pod bound while the page is open appears without a reload
       ((JavascriptExecutor) driver).executeScript("window.sameDocument = 'yes';");
@@ -203,11 +209,17 @@ class AllocationPageE2E {
           d ->
               d.findElement(By.cssSelector(".tile[data-uuid='" + lateUuid + "']"))
                   .getText()
-                  .contains(NS_A + "/eval-late"));
+                  .contains("eval-late " + NS_A));
       assertThat(((JavascriptExecutor) driver).executeScript("return window.sameDocument;"))
           .as("no reload")
           .isEqualTo("yes");
+      assertThat(driver.switchTo().activeElement().getAttribute("data-uuid"))
+          .as("the focused tile keeps focus across the update")
+          .isEqualTo(focused);
 
+      ((JavascriptExecutor) driver)
+          .executeScript("document.activeElement.blur(); window.scrollTo(0, 0);");
+      driver.manage().window().setSize(new Dimension(1280, 640));
       Path shot = TestCluster.repoRoot().resolve("scheduler-extender/target/allocation-page.png");
       Files.createDirectories(shot.getParent());
       Files.copy(
@@ -239,7 +251,9 @@ class AllocationPageE2E {
   private static void createPod(String ns, String name, String model, int milli, long memoryMib) {
     Map<String, Quantity> limits = new LinkedHashMap<>();
     limits.put(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
-    limits.put(ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(memoryMib)));
+    if (memoryMib > 0) {
+      limits.put(ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(memoryMib)));
+    }
     client
         .pods()
         .inNamespace(ns)
