@@ -24,14 +24,20 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The read-only allocation page ({@code /ui/}, static files under {@code static/ui/}) and its data
  * ({@code /ui/api/allocations}, {@link AllocationPage}). The page polls the data with {@code
- * If-None-Match}; the answer is built again only when the ledger changed, and at most once a
- * second.
+ * If-None-Match}; the answer is built again only when the ledger changed, at most once a second and
+ * never more than a fifth of the time.
  */
 @RestController
 class UiController {
 
   /** The data is built again at most this often (nanoseconds), however fast the ledger moves. */
   static final long MIN_REBUILD_NANOS = 1_000_000_000L;
+
+  /**
+   * And at least this many times its last build time apart: building it costs at most a fifth of a
+   * core, however many pages are open and however fast the ledger moves.
+   */
+  static final long REBUILD_SPACING = 5;
 
   private final ClusterView view;
   private final DebugController debug;
@@ -46,7 +52,14 @@ class UiController {
   }
 
   /** The data as sent: its ledger versions, ETag, plain and gzip bytes. */
-  private record Built(String key, String etag, byte[] json, byte[] gzip, long builtAt) {}
+  private record Built(
+      String key, String etag, byte[] json, byte[] gzip, long builtAt, long buildNanos) {
+    /** Whether it may still be served: the ledger has not moved, or it was built too recently. */
+    boolean fresh(String ledgerKey, long now) {
+      return key.equals(ledgerKey)
+          || now - builtAt < Math.max(MIN_REBUILD_NANOS, REBUILD_SPACING * buildNanos);
+    }
+  }
 
   /** {@code /ui} → {@code /ui/}, so that the page's relative addresses resolve under it. */
   @GetMapping("/ui")
@@ -95,22 +108,23 @@ class UiController {
   private Built current() {
     String key = view.withLedger(l -> l.version() + "-" + l.nodesVersion());
     Built b = built;
-    long now = System.nanoTime();
-    if (b != null && (b.key().equals(key) || now - b.builtAt() < MIN_REBUILD_NANOS)) {
+    if (b != null && b.fresh(key, System.nanoTime())) {
       return b;
     }
     synchronized (this) {
       b = built;
-      if (b != null
-          && (b.key().equals(key) || System.nanoTime() - b.builtAt() < MIN_REBUILD_NANOS)) {
+      if (b != null && b.fresh(key, System.nanoTime())) {
         return b;
       }
+      long start = System.nanoTime();
       String etag = "\"" + boot + "-" + key + "\"";
       byte[] json =
           mapper.writeValueAsBytes(
               AllocationPage.of(
                   key, mapper.valueToTree(debug.nodes()), mapper.valueToTree(debug.allocations())));
-      b = new Built(key, etag, json, gzip(json), System.nanoTime());
+      byte[] gzip = gzip(json);
+      long end = System.nanoTime();
+      b = new Built(key, etag, json, gzip, end, end - start);
       built = b;
       return b;
     }

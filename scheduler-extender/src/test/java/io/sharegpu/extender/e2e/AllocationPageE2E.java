@@ -140,6 +140,21 @@ class AllocationPageE2E {
     assertThat(page.headers().firstValue("Content-Security-Policy"))
         .hasValueSatisfying(v -> assertThat(v).startsWith("default-src 'self'"));
 
+    // the page's data: an unchanged ledger is answered 304 without a body
+    HttpResponse<String> data = get("/ui/api/allocations");
+    assertThat(data.statusCode()).isEqualTo(200);
+    assertThat(data.body()).contains("\"infer-1\"").contains("GPU-" + T4 + "-0");
+    String etag = data.headers().firstValue("ETag").orElseThrow();
+    HttpResponse<String> again =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/ui/api/allocations"))
+                    .header("If-None-Match", etag)
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(again.statusCode()).isEqualTo(304);
+
     ChromeDriver driver = HeadlessChromium.start(1400, 1000);
     try {
       driver.get("http://127.0.0.1:" + port + "/ui");
@@ -219,7 +234,7 @@ class AllocationPageE2E {
 
       ((JavascriptExecutor) driver)
           .executeScript("document.activeElement.blur(); window.scrollTo(0, 0);");
-      driver.manage().window().setSize(new Dimension(1280, 640));
+      driver.manage().window().setSize(new Dimension(1280, 820));
       Path shot = TestCluster.repoRoot().resolve("scheduler-extender/target/allocation-page.png");
       Files.createDirectories(shot.getParent());
       Files.copy(
