@@ -25,7 +25,9 @@
     for (let i = 0; i < s.length; i++) x = Math.imul(x ^ s.charCodeAt(i), 16777619);
     return (x >>> 0) % 360;
   }
-  const colour = (key) => 'hsl(' + hue(key) + ' 70% 36%)';
+  // segments keep 3:1 against the empty bar in either scheme
+  const light = matchMedia('(prefers-color-scheme: dark)').matches ? 62 : 30;
+  const colour = (key) => 'hsl(' + hue(key) + ' 70% ' + light + '%)';
   const podKey = (p) => data.namespaces[data.pods[p][0]] + '/' + data.pods[p][1];
   const podNs = (p) => data.namespaces[data.pods[p][0]];
 

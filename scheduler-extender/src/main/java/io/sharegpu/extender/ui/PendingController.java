@@ -41,9 +41,13 @@ class PendingController {
   private volatile @Nullable Cached cached;
 
   /** The last answer and what it was computed from. */
-  private record Cached(String key, Pending pending, long builtAt) {}
+  private record Cached(String key, Pending pending, long builtAt, long buildNanos) {}
 
+  /** Filtered again at most this often (nanoseconds)... */
   static final long MIN_REBUILD_NANOS = 1_000_000_000L;
+
+  /** ...and at least this many times the last pass's time apart: at most a fifth of a core. */
+  static final long REBUILD_SPACING = 5;
 
   PendingController(ClusterView view, WaitingPods waiting) {
     this.view = view;
@@ -73,7 +77,7 @@ class PendingController {
   /**
    * The pods waiting for GPUs and why each node turned them away; with an ETag (304 when the page
    * has it already). Filtered again only when the ledger or the waiting pods changed, at most once
-   * a second.
+   * a second and never more than a fifth of the time.
    */
   @GetMapping("/pending")
   ResponseEntity<Pending> pending() {
@@ -90,8 +94,13 @@ class PendingController {
             + demands.stream().map(PodDemand::podUid).toList().hashCode();
     Cached c = cached;
     long now = System.nanoTime();
-    if (c == null || (!c.key().equals(key) && now - c.builtAt() >= MIN_REBUILD_NANOS)) {
-      c = new Cached(key, explainAll(demands), now);
+    if (c == null
+        || (!c.key().equals(key)
+            && now - c.builtAt()
+                >= Math.max(MIN_REBUILD_NANOS, REBUILD_SPACING * c.buildNanos()))) {
+      Pending p = explainAll(demands);
+      long end = System.nanoTime();
+      c = new Cached(key, p, end, end - now);
       cached = c;
     }
     return ResponseEntity.ok()
