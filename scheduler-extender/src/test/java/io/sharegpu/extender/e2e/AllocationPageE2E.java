@@ -202,6 +202,15 @@ class AllocationPageE2E {
       new Select(driver.findElement(By.id("f-ns"))).selectByValue("");
       wait.until(d -> d.findElement(By.id("rows")).getText().contains("infer-1 " + NS_B));
 
+      // the model filter keeps the nodes with GPUs of that model
+      new Select(driver.findElement(By.id("f-model"))).selectByValue("Tesla T4");
+      wait.until(
+          d -> d.findElements(By.cssSelector("#rows .row[data-node='" + H100 + "']")).isEmpty());
+      assertThat(driver.findElements(By.cssSelector("#rows .row[data-node='" + T4 + "']")))
+          .hasSize(1);
+      new Select(driver.findElement(By.id("f-model"))).selectByValue("");
+      wait.until(d -> d.findElements(By.cssSelector("#rows .row")).size() == 2);
+
       // keyboard: the tiles take focus and say what they hold
       WebElement firstTile = driver.findElement(By.cssSelector(".tile"));
       ((JavascriptExecutor) driver).executeScript("document.getElementById('viewport').focus()");
