@@ -289,8 +289,7 @@ class ChartTemplateTest {
         .isLessThan(order.indexOf("SHAREGPU_EXTENDER_ADVERTISE_URL"));
 
     // the allocation summary: patch of gpunodes/status only, nothing on the GPUNode itself
-    List<PolicyRule> extenderRules =
-        chart.get(ClusterRole.class, "sharegpu-extender").getRules();
+    List<PolicyRule> extenderRules = chart.get(ClusterRole.class, "sharegpu-extender").getRules();
     assertThat(extenderRules)
         .anySatisfy(
             r -> {
