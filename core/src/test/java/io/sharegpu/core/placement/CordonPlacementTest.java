@@ -104,6 +104,7 @@ class CordonPlacementTest {
     assertThat(u.usedMemoryMib(0)).isEqualTo(40_000);
     assertThat(u.holders(0)).containsExactly("ns/x");
     assertThat(l.allocation("x")).isPresent();
+    assertThat(l.allocationCount("n1")).isEqualTo(1);
     // uncordoned again: the held share is still there, the rest is open
     l.putNode(node("n1", 2));
     Placement p = new Placement(l, new BinPackPolicy());

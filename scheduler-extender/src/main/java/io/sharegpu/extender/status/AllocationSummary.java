@@ -39,7 +39,7 @@ record AllocationSummary(
       milli += u.usedMilli(i);
       memory += u.usedMemoryMib(i);
     }
-    return new AllocationSummary(free, milli, memory, ledger.allocations(node).size(), cordoned);
+    return new AllocationSummary(free, milli, memory, ledger.allocationCount(node), cordoned);
   }
 
   /** Returns the summary a GPUNode shows, or null when it shows none. */

@@ -7,12 +7,14 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.extender.cluster.ClusterView;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -54,6 +56,7 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
 
   static final Duration PASS_INTERVAL = Duration.ofSeconds(1);
   static final int RESYNC = 30;
+  static final int CHUNK = 1000;
 
   private final ClusterView view;
   private final KubernetesClient client;
@@ -149,49 +152,60 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
     return writeDirty();
   }
 
-  /** The summaries of the nodes whose usage changed since the last pass, under the lock once. */
+  /**
+   * The summaries of the nodes whose usage changed since the last pass. The ledger lock is taken
+   * per {@link #CHUNK} nodes, so that the verbs never wait for more than a chunk (a full pass over
+   * 5,000 nodes of 8 GPUs took 3 to 7 ms on a busy 2-core machine; a chunk a fifth of that).
+   */
   private Map<String, AllocationSummary> summariseChanges() {
-    return view.withLedger(
-        l -> {
-          if (l.version() == seenLedgerVersion) {
-            return Map.of();
-          }
-          seenLedgerVersion = l.version();
-          Map<String, AllocationSummary> out = new HashMap<>();
-          Set<String> names = l.nodeNames();
-          for (String name : names) {
-            NodeUsage u = l.nodeUsage(name);
-            if (u == null) {
-              continue;
-            }
-            NodeUsage before = seenUsage.put(name, u);
-            Long gen = before == u ? seenGeneration.get(u) : null;
-            if (gen != null && gen == u.generation()) {
-              continue;
-            }
-            if (before != null && before != u) {
-              seenGeneration.remove(before);
-            }
-            seenGeneration.put(u, u.generation());
-            AllocationSummary s = AllocationSummary.of(l, name, u);
-            out.put(name, s);
-            desired.put(name, s);
-          }
-          if (seenUsage.size() > names.size()) {
-            for (Iterator<Map.Entry<String, NodeUsage>> it = seenUsage.entrySet().iterator();
-                it.hasNext(); ) {
-              Map.Entry<String, NodeUsage> e = it.next();
-              if (!names.contains(e.getKey())) {
-                seenGeneration.remove(e.getValue());
-                desired.remove(e.getKey());
-                dirty.remove(e.getKey());
-                lastWrite.remove(e.getKey());
-                it.remove();
+    long version = view.withLedger(Ledger::version);
+    if (version == seenLedgerVersion) {
+      return Map.of();
+    }
+    List<String> names = view.withLedger(l -> List.copyOf(l.nodeNames()));
+    Map<String, AllocationSummary> out = new HashMap<>();
+    for (int from = 0; from < names.size(); from += CHUNK) {
+      List<String> chunk = names.subList(from, Math.min(names.size(), from + CHUNK));
+      view.withLedger(
+          l -> {
+            for (String name : chunk) {
+              NodeUsage u = l.nodeUsage(name);
+              if (u == null) {
+                continue;
               }
+              NodeUsage before = seenUsage.put(name, u);
+              Long gen = before == u ? seenGeneration.get(u) : null;
+              if (gen != null && gen == u.generation()) {
+                continue;
+              }
+              if (before != null && before != u) {
+                seenGeneration.remove(before);
+              }
+              seenGeneration.put(u, u.generation());
+              AllocationSummary s = AllocationSummary.of(l, name, u);
+              out.put(name, s);
+              desired.put(name, s);
             }
-          }
-          return out;
-        });
+            return null;
+          });
+    }
+    // changes made during the scan moved the version again: the next pass looks once more
+    seenLedgerVersion = version;
+    if (seenUsage.size() > names.size()) {
+      Set<String> known = new HashSet<>(names);
+      for (Iterator<Map.Entry<String, NodeUsage>> it = seenUsage.entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<String, NodeUsage> e = it.next();
+        if (!known.contains(e.getKey())) {
+          seenGeneration.remove(e.getValue());
+          desired.remove(e.getKey());
+          dirty.remove(e.getKey());
+          lastWrite.remove(e.getKey());
+          it.remove();
+        }
+      }
+    }
+    return out;
   }
 
   private @Nullable AllocationSummary published(String node) {
