@@ -124,7 +124,29 @@ class CrdYamlTest {
     assertThat(v.getSubresources().getStatus()).isNotNull();
     assertThat(v.getAdditionalPrinterColumns())
         .extracting(CustomResourceColumnDefinition::getName)
-        .containsExactly("GPUS", "MODEL", "ENFORCEMENT", "AGE");
+        .containsExactly(
+            "GPUS",
+            "MODEL",
+            "FREE",
+            "CORDONED",
+            "ENFORCEMENT",
+            "DRIVER",
+            "HEALTHY",
+            "HEARTBEAT",
+            "AGE");
+    assertThat(v.getAdditionalPrinterColumns())
+        .filteredOn(c -> c.getPriority() != null && c.getPriority() == 1)
+        .extracting(CustomResourceColumnDefinition::getName)
+        .containsExactly("ENFORCEMENT", "DRIVER", "HEALTHY", "HEARTBEAT");
+    assertThat(
+            v.getSchema()
+                .getOpenAPIV3Schema()
+                .getProperties()
+                .get("status")
+                .getProperties()
+                .get("allocation")
+                .getProperties())
+        .containsKeys("freeGpus", "allocatedMilli", "allocatedMemoryMiB", "pods", "cordonedGpus");
     assertThat(
             v.getSchema()
                 .getOpenAPIV3Schema()
@@ -156,12 +178,22 @@ class CrdYamlTest {
             "  - additionalPrinterColumns:",
             "    - jsonPath: \".metadata.creationTimestamp\"",
             "      name: \"AGE\"",
+            "    - jsonPath: \".status.heartbeatTime\"",
+            "      name: \"HEARTBEAT\"",
+            "    - jsonPath: \".status.healthyGpus\"",
+            "      name: \"HEALTHY\"",
+            "    - jsonPath: \".status.driverVersion\"",
+            "      name: \"DRIVER\"",
             "    - jsonPath: \".status.enforcement\"",
             "      name: \"ENFORCEMENT\"",
-            "    - jsonPath: \".status.gpuCount\"",
-            "      name: \"GPUS\"",
+            "    - jsonPath: \".status.allocation.cordonedGpus\"",
+            "      name: \"CORDONED\"",
+            "    - jsonPath: \".status.allocation.freeGpus\"",
+            "      name: \"FREE\"",
             "    - jsonPath: \".status.gpus[0].model\"",
             "      name: \"MODEL\"",
+            "    - jsonPath: \".status.gpuCount\"",
+            "      name: \"GPUS\"",
             "    name: \"v1alpha1\"",
             "");
 
@@ -176,8 +208,18 @@ class CrdYamlTest {
                 "      name: \"GPUS\"",
                 "    - jsonPath: \".status.gpus[0].model\"",
                 "      name: \"MODEL\"",
+                "    - jsonPath: \".status.allocation.freeGpus\"",
+                "      name: \"FREE\"",
+                "    - jsonPath: \".status.allocation.cordonedGpus\"",
+                "      name: \"CORDONED\"",
                 "    - jsonPath: \".status.enforcement\"",
                 "      name: \"ENFORCEMENT\"",
+                "    - jsonPath: \".status.driverVersion\"",
+                "      name: \"DRIVER\"",
+                "    - jsonPath: \".status.healthyGpus\"",
+                "      name: \"HEALTHY\"",
+                "    - jsonPath: \".status.heartbeatTime\"",
+                "      name: \"HEARTBEAT\"",
                 "    - jsonPath: \".metadata.creationTimestamp\"",
                 "      name: \"AGE\"",
                 "    name: \"v1alpha1\"",

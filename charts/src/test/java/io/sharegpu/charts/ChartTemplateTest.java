@@ -288,6 +288,18 @@ class ChartTemplateTest {
     assertThat(order.indexOf("POD_IP"))
         .isLessThan(order.indexOf("SHAREGPU_EXTENDER_ADVERTISE_URL"));
 
+    // the allocation summary: patch of gpunodes/status only, nothing on the GPUNode itself
+    List<PolicyRule> extenderRules = chart.get(ClusterRole.class, "sharegpu-extender").getRules();
+    assertThat(extenderRules)
+        .anySatisfy(
+            r -> {
+              assertThat(r.getApiGroups()).containsExactly("sharegpu.io");
+              assertThat(r.getResources()).containsExactly("gpunodes/status");
+              assertThat(r.getVerbs()).containsExactly("patch");
+            });
+    assertThat(extenderRules)
+        .filteredOn(r -> r.getResources().contains("gpunodes"))
+        .allSatisfy(r -> assertThat(r.getVerbs()).containsOnly("get", "list", "watch"));
     Role lease = chart.get(Role.class, "sharegpu-extender");
     assertThat(lease.getRules())
         .anySatisfy(

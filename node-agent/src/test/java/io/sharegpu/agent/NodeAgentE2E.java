@@ -7,11 +7,14 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.sharegpu.agent.gpu.GpuDevice;
 import io.sharegpu.agent.gpu.GpuSnapshot;
 import io.sharegpu.agent.gpu.InventoryFile;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GPUNodeStatus;
+import io.sharegpu.api.gpunode.GpuCordon;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
@@ -101,6 +104,21 @@ class NodeAgentE2E {
         .containsEntry("sharegpu.io/gpu-memory", new Quantity("143771"))
         .containsEntry("cpu", new Quantity("8"));
 
+    // An operator cordons the GPU (spec) and the extender writes its summary (status.allocation):
+    // the agent's heartbeats leave both alone.
+    client
+        .resources(GPUNode.class)
+        .withName(node)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"spec\":{\"cordonedGpus\":[{\"uuid\":\"" + H200 + "\",\"reason\":\"Xid 79\"}]}}");
+    client
+        .resources(GPUNode.class)
+        .withName(node)
+        .status()
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"status\":{\"allocation\":{\"freeGpus\":1,\"cordonedGpus\":1}}}");
     // Heartbeat: the status keeps being written.
     String firstBeat = status.getHeartbeatTime();
     await()
@@ -115,6 +133,13 @@ class NodeAgentE2E {
                             .getStatus()
                             .getHeartbeatTime())
                     .isNotEqualTo(firstBeat));
+    GPUNode afterBeat = client.resources(GPUNode.class).withName(node).get();
+    assertThat(afterBeat.getSpec().getCordonedGpus())
+        .extracting(GpuCordon::getUuid, GpuCordon::getReason)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(H200, "Xid 79"));
+    assertThat(afterBeat.getStatus().getAllocation()).isNotNull();
+    assertThat(afterBeat.getStatus().getAllocation().getCordonedGpus()).isEqualTo(1);
+    assertThat(afterBeat.getStatus().getGpuCount()).isEqualTo(1);
 
     // Someone (a kubelet restart) drops the extended resources: the agent puts them back.
     client
@@ -157,6 +182,7 @@ class NodeAgentE2E {
               assertThat(now.getGpus())
                   .extracting(GpuStatus::isHealthy)
                   .containsExactly(true, false);
+              assertThat(now.getAllocation()).isNotNull();
               Node n = client.nodes().withName(node).get();
               assertThat(n.getStatus().getCapacity())
                   .containsEntry("sharegpu.io/gpu-milli", new Quantity("2000"))

@@ -16,6 +16,7 @@ import io.sharegpu.extender.metrics.ExtenderMetrics;
 import io.sharegpu.extender.preempt.DisruptionBudgets;
 import io.sharegpu.extender.preempt.Preemption;
 import io.sharegpu.extender.requeue.WaitingPods;
+import io.sharegpu.extender.status.AllocationSummaryPublisher;
 import io.sharegpu.extender.web.ExtenderHandler;
 import io.sharegpu.extender.web.WireCodec;
 import java.time.Duration;
@@ -188,6 +189,29 @@ public class ExtenderConfiguration {
   @Bean
   BindRouter bindRouter(PodBinder binder) {
     return binder::bind;
+  }
+
+  /**
+   * {@code status.allocation} of each GPUNode (FREE, CORDONED), written by the bind leader: a node
+   * at most every 5 s, at most 50 writes a second over the cluster.
+   */
+  @Bean(destroyMethod = "close")
+  AllocationSummaryPublisher allocationSummaryPublisher(
+      ClusterView view,
+      KubernetesClient client,
+      BindLeadership leadership,
+      MeterRegistry registry) {
+    AllocationSummaryPublisher p =
+        new AllocationSummaryPublisher(
+            view,
+            client,
+            leadership::isLeader,
+            Duration.ofSeconds(5),
+            50,
+            registry,
+            System::nanoTime);
+    p.start();
+    return p;
   }
 
   @Bean(destroyMethod = "close")

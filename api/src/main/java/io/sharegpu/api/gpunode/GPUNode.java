@@ -10,7 +10,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
 /**
  * The GPUs of one node, named after its Node and written by the node agent (created directly in
  * tests and the demo). Cluster-scoped; {@code kubectl get gpunodes} shows the number of GPUs, the
- * first GPU's model and the enforcement.
+ * first GPU's model, how many GPUs nothing is allocated on and how many are cordoned (both from the
+ * scheduler extender's {@code status.allocation}); {@code -o wide} adds the enforcement, the
+ * driver, how many GPUs are healthy and the last heartbeat.
  */
 @Group(GPUNode.GROUP)
 @Version(GPUNode.VERSION)
@@ -25,9 +27,33 @@ import io.fabric8.kubernetes.model.annotation.Version;
     jsonPath = ".status.gpus[0].model",
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
+    name = "FREE",
+    jsonPath = ".status.allocation.freeGpus",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "CORDONED",
+    jsonPath = ".status.allocation.cordonedGpus",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
     name = "ENFORCEMENT",
     jsonPath = ".status.enforcement",
-    type = AdditionalPrinterColumn.Type.STRING)
+    type = AdditionalPrinterColumn.Type.STRING,
+    priority = 1)
+@AdditionalPrinterColumn(
+    name = "DRIVER",
+    jsonPath = ".status.driverVersion",
+    type = AdditionalPrinterColumn.Type.STRING,
+    priority = 1)
+@AdditionalPrinterColumn(
+    name = "HEALTHY",
+    jsonPath = ".status.healthyGpus",
+    type = AdditionalPrinterColumn.Type.INTEGER,
+    priority = 1)
+@AdditionalPrinterColumn(
+    name = "HEARTBEAT",
+    jsonPath = ".status.heartbeatTime",
+    type = AdditionalPrinterColumn.Type.DATE,
+    priority = 1)
 @AdditionalPrinterColumn(
     name = "AGE",
     jsonPath = ".metadata.creationTimestamp",

@@ -20,6 +20,7 @@ public class GPUNodeStatus {
   private @Nullable String enforcement;
   private @Nullable String heartbeatTime;
   private List<Condition> conditions = new ArrayList<>();
+  private @Nullable GpuNodeAllocation allocation;
 
   public List<GpuStatus> getGpus() {
     return gpus;
@@ -36,6 +37,21 @@ public class GPUNodeStatus {
   @JsonProperty(value = "gpuCount", access = JsonProperty.Access.READ_ONLY)
   public int getGpuCount() {
     return gpus.size();
+  }
+
+  /**
+   * Returns how many GPUs (or MIG instances) of {@code gpus} are healthy. Derived like {@link
+   * #getGpuCount()}, for the HEALTHY printer column; ignored when read.
+   */
+  @JsonProperty(value = "healthyGpus", access = JsonProperty.Access.READ_ONLY)
+  public int getHealthyGpus() {
+    int n = 0;
+    for (GpuStatus g : gpus) {
+      if (g.isHealthy()) {
+        n++;
+      }
+    }
+    return n;
   }
 
   public @Nullable String getDriverVersion() {
@@ -62,6 +78,18 @@ public class GPUNodeStatus {
 
   public void setHeartbeatTime(@Nullable String heartbeatTime) {
     this.heartbeatTime = heartbeatTime;
+  }
+
+  /**
+   * Returns the scheduler extender's allocation summary (FREE and CORDONED columns); null until the
+   * extender wrote one. Owned by the extender: the node agent's writes leave it alone.
+   */
+  public @Nullable GpuNodeAllocation getAllocation() {
+    return allocation;
+  }
+
+  public void setAllocation(@Nullable GpuNodeAllocation allocation) {
+    this.allocation = allocation;
   }
 
   public List<Condition> getConditions() {

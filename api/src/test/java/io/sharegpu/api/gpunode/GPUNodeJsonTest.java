@@ -41,6 +41,13 @@ class GPUNodeJsonTest {
     status.setDriverVersion("570.124.06");
     status.setEnforcement(GPUNodeStatus.ENFORCEMENT_MPS);
     status.setHeartbeatTime("2026-12-02T22:00:00Z");
+    GpuNodeAllocation allocation = new GpuNodeAllocation();
+    allocation.setFreeGpus(1);
+    allocation.setAllocatedMilli(142);
+    allocation.setAllocatedMemoryMiB(16384);
+    allocation.setPods(1);
+    allocation.setCordonedGpus(1);
+    status.setAllocation(allocation);
     status.setConditions(
         List.of(
             new ConditionBuilder()

@@ -398,6 +398,21 @@ public final class Ledger {
     return out;
   }
 
+  /** Returns how many allocations {@link #allocations(String)} would list, without listing them. */
+  public int allocationCount(String node) {
+    Set<String> uids = uidsByNode.get(node);
+    if (uids == null) {
+      return 0;
+    }
+    int n = 0;
+    for (String uid : uids) {
+      if (byUid.containsKey(uid)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** Returns one entry per GPU of the node, in index order; empty for an unknown node. */
   public List<GpuUsage> usage(String node) {
     NodeUsage u = nodes.get(node);

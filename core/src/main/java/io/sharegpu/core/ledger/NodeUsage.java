@@ -22,6 +22,7 @@ public final class NodeUsage {
   private final String[] modelLower;
   private final boolean[] migParent;
   private final Map<String, Integer> positionByUuid;
+  private final boolean hasCordon;
 
   /**
    * Per GPU, {@link #STRIDE} longs in one array (one memory block per node for the hot path): held
@@ -40,6 +41,8 @@ public final class NodeUsage {
   static final long UNHEALTHY = 1;
   static final long MIG_PARENT = 2;
   static final long MIG_INSTANCE = 4;
+  // 8 and 16 are taken by gpuWord (held whole, in use)
+  static final long CORDONED = 32;
 
   final List<List<String>> holders;
   long usedCpuMilli;
@@ -71,15 +74,19 @@ public final class NodeUsage {
       }
     }
     cells = new long[n * STRIDE];
+    boolean cordon = false;
     for (int i = 0; i < n; i++) {
       Gpu g = gpus[i];
+      cordon |= g.cordoned();
       cells[i * STRIDE + CAP_MILLI] = g.computeMilli();
       cells[i * STRIDE + CAP_MEM] = g.memoryMib();
       cells[i * STRIDE + FLAGS] =
           (g.healthy() ? 0 : UNHEALTHY)
               | (migParent[i] ? MIG_PARENT : 0)
-              | (g.isMig() ? MIG_INSTANCE : 0);
+              | (g.isMig() ? MIG_INSTANCE : 0)
+              | (g.cordoned() ? CORDONED : 0);
     }
+    hasCordon = cordon;
     holders = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       holders.add(new ArrayList<>(2));
@@ -93,6 +100,7 @@ public final class NodeUsage {
     modelLower = o.modelLower;
     migParent = o.migParent;
     positionByUuid = o.positionByUuid;
+    hasCordon = o.hasCordon;
     cells = o.cells.clone();
     holders = new ArrayList<>(gpus.length);
     for (List<String> h : o.holders) {
@@ -123,10 +131,10 @@ public final class NodeUsage {
 
   /**
    * Returns the number of this node's state in its ledger: nodes with the same number have GPUs
-   * that, in some order, have the same model, compute and memory, health, MIG role, held compute
-   * and memory, and are held whole or in use alike, and the same host CPU and memory, held and in
-   * all. Names, UUIDs, GPU indexes and the pods holding them do not count. Valid until the ledger
-   * next changes; small numbers (0, 1, ...), so that callers can index arrays with them.
+   * that, in some order, have the same model, compute and memory, health, cordon, MIG role, held
+   * compute and memory, and are held whole or in use alike, and the same host CPU and memory, held
+   * and in all. Names, UUIDs, GPU indexes and the pods holding them do not count. Valid until the
+   * ledger next changes; small numbers (0, 1, ...), so that callers can index arrays with them.
    */
   public int stateClass() {
     if (stateClass >= 0 && stateEpoch == classes.epoch()) {
@@ -247,6 +255,19 @@ public final class NodeUsage {
   /** Returns true when GPU {@code i} is healthy. */
   public boolean isHealthy(int i) {
     return (cells[i * STRIDE + FLAGS] & UNHEALTHY) == 0;
+  }
+
+  /**
+   * Returns true when an operator cordoned GPU {@code i}: it takes no new pods, the pods on it stay
+   * and keep counting.
+   */
+  public boolean isCordoned(int i) {
+    return (cells[i * STRIDE + FLAGS] & CORDONED) != 0;
+  }
+
+  /** Returns true when any GPU of the node is cordoned (false for almost every node). */
+  public boolean hasCordon() {
+    return hasCordon;
   }
 
   /** Returns true when GPU {@code i} is a MIG instance. */

@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param healthy false when the node agent reports the GPU unusable (no new pods go there)
  * @param parentUuid the UUID of the physical GPU for a MIG instance, null otherwise
  * @param migProfile the MIG profile for a MIG instance, e.g. {@code 1g.10gb}, null otherwise
+ * @param cordonReason null when the GPU is not cordoned; when an operator cordoned it (no new pods
+ *     go there, the pods on it stay and keep counting), the operator's reason, possibly empty
  */
 public record Gpu(
     String uuid,
@@ -23,7 +25,8 @@ public record Gpu(
     int computeMilli,
     boolean healthy,
     @Nullable String parentUuid,
-    @Nullable String migProfile) {
+    @Nullable String migProfile,
+    @Nullable String cordonReason) {
 
   public Gpu {
     if (uuid.isBlank()) {
@@ -44,6 +47,19 @@ public record Gpu(
     }
   }
 
+  /** Returns a GPU that is not cordoned. */
+  public Gpu(
+      String uuid,
+      int index,
+      String model,
+      long memoryMib,
+      int computeMilli,
+      boolean healthy,
+      @Nullable String parentUuid,
+      @Nullable String migProfile) {
+    this(uuid, index, model, memoryMib, computeMilli, healthy, parentUuid, migProfile, null);
+  }
+
   /** Returns a healthy whole GPU (1000m compute, no MIG). */
   public static Gpu whole(String uuid, int index, String model, long memoryMib) {
     return new Gpu(uuid, index, model, memoryMib, 1000, true, null, null);
@@ -54,8 +70,23 @@ public record Gpu(
     return parentUuid != null;
   }
 
+  /** Returns true when an operator cordoned the GPU: it takes no new pods. */
+  public boolean cordoned() {
+    return cordonReason != null;
+  }
+
   /** Returns a copy with the given health. */
   public Gpu withHealthy(boolean healthy) {
-    return new Gpu(uuid, index, model, memoryMib, computeMilli, healthy, parentUuid, migProfile);
+    return new Gpu(
+        uuid, index, model, memoryMib, computeMilli, healthy, parentUuid, migProfile, cordonReason);
+  }
+
+  /**
+   * Returns a copy cordoned with {@code reason} (empty when the operator gave none), or not
+   * cordoned when {@code reason} is null.
+   */
+  public Gpu withCordon(@Nullable String reason) {
+    return new Gpu(
+        uuid, index, model, memoryMib, computeMilli, healthy, parentUuid, migProfile, reason);
   }
 }

@@ -27,13 +27,13 @@ import org.jspecify.annotations.Nullable;
  * PlacementPolicy}. Nothing here changes the ledger: callers commit what {@link #choose} or {@link
  * #place} return.
  *
- * <p>Fit rules: a share fits a GPU that is healthy, not held whole, allowed by the pod's models,
- * pins and excludes, with free compute at least the share and free memory at least the share's
- * memory (by default the share's part of the GPU's memory, rounded down). k whole GPUs need k such
- * GPUs that nothing holds; a whole-GPU request never uses a MIG instance, and nothing uses a GPU
- * whose MIG instances are listed (only the instances). All containers of a pod go to one node;
- * whole-GPU containers are placed first, then shares from largest to smallest, each on the GPU the
- * policy prefers; shares of one pod may share a GPU when it fits.
+ * <p>Fit rules: a share fits a GPU that is healthy, not cordoned, not held whole, allowed by the
+ * pod's models, pins and excludes, with free compute at least the share and free memory at least
+ * the share's memory (by default the share's part of the GPU's memory, rounded down). k whole GPUs
+ * need k such GPUs that nothing holds; a whole-GPU request never uses a MIG instance, and nothing
+ * uses a GPU whose MIG instances are listed (only the instances). All containers of a pod go to one
+ * node; whole-GPU containers are placed first, then shares from largest to smallest, each on the
+ * GPU the policy prefers; shares of one pod may share a GPU when it fits.
  *
  * <p>{@link #filter} remembers its work for the same pod and ledger version, so that {@link
  * #prioritize} and {@link #choose} that follow do not repeat it. With a {@link StateScored} policy
@@ -48,6 +48,10 @@ public final class Placement {
   private static final int NOT_PINNED = 8;
   private static final int EXCLUDED = 16;
   private static final int MIG_INSTANCE = 32;
+  private static final int CORDONED = 64;
+
+  /** At most this many cordoned GPUs are named in one reason line. */
+  private static final int CORDONS_NAMED = 3;
 
   private static final int FAIL_HOST_CPU = 1;
   private static final int FAIL_HOST_MEMORY = 2;
@@ -135,8 +139,14 @@ public final class Placement {
         ClassEntry c = classEntry(plan, name, slot, failure);
         if (c != null) {
           if (c.outcome == NO_FIT) {
+            NodeUsage cu = ledger.nodeUsage(slot);
+            if (cu.hasCordon()) {
+              // the words name this node's cordoned GPUs: not shared with the node's state class
+              rejected[r++] = new Rejection(name, summary(plan, cu, failure, null), List.of());
+              continue;
+            }
             if (c.reason == null) {
-              c.reason = summary(plan, ledger.nodeUsage(slot), failure, reasons);
+              c.reason = summary(plan, cu, failure, reasons);
             }
             rejected[r++] = new Rejection(name, c.reason, List.of());
           } else {
@@ -291,11 +301,11 @@ public final class Placement {
   /**
    * Returns, for each GPU of {@code usage} by position, the GPU memory in MiB that container {@code
    * container} of {@code pod} would take there were the GPU idle, or -1 where the filter never puts
-   * that container however idle the GPU is: unhealthy, split into MIG instances, a model the pod
-   * does not allow, not pinned or excluded, a share larger than the GPU's compute or memory, or for
-   * whole GPUs a MIG instance or less memory per GPU than asked. The filter's own per-GPU rules,
-   * for callers that reason about which holders to evict (preemption) and about requests no
-   * eviction can satisfy.
+   * that container however idle the GPU is: unhealthy, cordoned, split into MIG instances, a model
+   * the pod does not allow, not pinned or excluded, a share larger than the GPU's compute or
+   * memory, or for whole GPUs a MIG instance or less memory per GPU than asked. The filter's own
+   * per-GPU rules, for callers that reason about which holders to evict (preemption) and about
+   * requests no eviction can satisfy.
    *
    * <p>Example: a share of 250m asking no memory, on an idle H100 of 81559 MiB, takes 20389 MiB (a
    * quarter, rounded down); on an A100 when the pod allows only H100: -1. One whole GPU takes the
@@ -440,7 +450,7 @@ public final class Placement {
     return new Plan(pod, stateScored);
   }
 
-  /** GPU compute by model: healthy GPUs that are not MIG parents. */
+  /** GPU compute by model: healthy GPUs that are neither cordoned nor MIG parents. */
   static Map<String, Long> supply(Ledger ledger) {
     Map<String, Long> out = new HashMap<>();
     for (String name : ledger.nodeNames()) {
@@ -449,7 +459,7 @@ public final class Placement {
         continue;
       }
       for (int i = 0, n = u.size(); i < n; i++) {
-        if (u.isHealthy(i) && !u.isMigParent(i)) {
+        if (u.isHealthy(i) && !u.isCordoned(i) && !u.isMigParent(i)) {
           out.merge(u.gpu(i).model(), (long) u.computeMilli(i), Long::sum);
         }
       }
@@ -775,6 +785,9 @@ public final class Placement {
     if (!u.isHealthy(i)) {
       mask |= UNHEALTHY;
     }
+    if (u.isCordoned(i)) {
+      mask |= CORDONED;
+    }
     if (u.isMigParent(i)) {
       mask |= MIG_PARENT;
     }
@@ -828,7 +841,7 @@ public final class Placement {
   /** The one-line reason: the same words for every node that fails the same way. */
   private static String summary(
       Plan plan, NodeUsage u, Failure f, @Nullable Map<Long, String> cache) {
-    if (cache == null || u.size() == 0) {
+    if (cache == null || u.size() == 0 || u.hasCordon()) {
       return summaryText(plan, u, f);
     }
     int mask = 0;
@@ -887,11 +900,14 @@ public final class Placement {
       anyAllowed |= m == 0;
     }
     if (!anyAllowed) {
-      return prefix + "no GPU the pod may use: " + describe(mask, plan);
+      return prefix + "no GPU the pod may use: " + describe(mask, plan, u);
     }
+    // GPUs the pod could use but for their cordon: name them, the operator's reason is the news
+    String cordons = u.hasCordon() ? cordons(plan, u, d) : "";
+    String tail = cordons.isEmpty() ? "" : " (" + cordons + ")";
     if (d.isShare()) {
       String mem = d.memoryMib() > 0 ? d.memoryMib() + " MiB memory" : "its share of memory";
-      return prefix + "no GPU has " + d.computeMilli() + "m compute and " + mem + " free";
+      return prefix + "no GPU has " + d.computeMilli() + "m compute and " + mem + " free" + tail;
     }
     int k = d.wholeGpus();
     return prefix
@@ -900,10 +916,62 @@ public final class Placement {
         + (k == 1 ? " idle GPU" : " idle GPUs")
         + (d.memoryMib() > 0 ? " with " + d.memoryMib() + " MiB memory" : "")
         + ", found "
-        + f.available;
+        + f.available
+        + tail;
   }
 
-  private static String describe(int mask, Plan plan) {
+  /**
+   * Names the node's cordoned GPUs with the operator's reasons, e.g. {@code GPU GPU-e4aea6a9-1b4…
+   * is cordoned: Xid 79, card to be replaced}; at most {@value #CORDONS_NAMED}, then how many more.
+   * With {@code usableBy} only those that container could otherwise use.
+   */
+  private static String cordons(Plan plan, NodeUsage u, @Nullable GpuDemand usableBy) {
+    StringBuilder sb = new StringBuilder();
+    int named = 0;
+    int more = 0;
+    for (int i = 0; i < u.size(); i++) {
+      if (!u.isCordoned(i)) {
+        continue;
+      }
+      if (usableBy != null
+          && ((staticFail(plan, u, i) & ~CORDONED) != 0
+              || (!usableBy.isShare() && u.gpu(i).isMig()))) {
+        continue;
+      }
+      if (named == CORDONS_NAMED) {
+        more++;
+        continue;
+      }
+      if (named++ > 0) {
+        sb.append("; ");
+      }
+      sb.append(cordonWords(u.gpu(i)));
+    }
+    if (more > 0) {
+      sb.append("; ")
+          .append(more)
+          .append(more == 1 ? " more GPU" : " more GPUs")
+          .append(" cordoned");
+    }
+    return sb.toString();
+  }
+
+  /** {@code GPU GPU-e4aea6a9-1b4… is cordoned: Xid 79, card to be replaced}. */
+  public static String cordonWords(Gpu gpu) {
+    return "GPU " + shortUuid(gpu.uuid()) + " is " + cordonStatus(gpu);
+  }
+
+  /** {@code cordoned: Xid 79, card to be replaced}, or {@code cordoned} without a reason. */
+  private static String cordonStatus(Gpu gpu) {
+    String reason = gpu.cordonReason();
+    return reason == null || reason.isBlank() ? "cordoned" : "cordoned: " + reason.strip();
+  }
+
+  private static String shortUuid(String uuid) {
+    return uuid.length() > 16 ? uuid.substring(0, 16) + "…" : uuid;
+  }
+
+  private static String describe(int mask, Plan plan, NodeUsage u) {
     List<String> parts = new ArrayList<>(4);
     if ((mask & UNHEALTHY) != 0) {
       parts.add("unhealthy");
@@ -923,7 +991,13 @@ public final class Placement {
     if ((mask & EXCLUDED) != 0) {
       parts.add("excluded by the pod");
     }
-    return String.join(", ", parts);
+    String text = String.join(", ", parts);
+    if ((mask & CORDONED) != 0) {
+      // the operator's reasons may hold commas: set apart with a semicolon
+      String cordons = cordons(plan, u, null);
+      text = text.isEmpty() ? cordons : text + "; " + cordons;
+    }
+    return text;
   }
 
   private static String allowed(Plan plan) {
@@ -938,6 +1012,9 @@ public final class Placement {
     }
     if (!gpu.healthy()) {
       return "unhealthy";
+    }
+    if (gpu.cordoned()) {
+      return cordonStatus(gpu);
     }
     int mask = staticFail(plan, u, i);
     if ((mask & MODEL) != 0) {
@@ -1005,6 +1082,9 @@ public final class Placement {
     if (!gpu.healthy()) {
       sb.append("unhealthy; ");
     }
+    if (gpu.cordoned()) {
+      sb.append(cordonStatus(gpu)).append("; ");
+    }
     if (u.isExclusive(i)) {
       return sb.append("held whole by ").append(String.join(", ", u.holders(i))).toString();
     }
@@ -1028,9 +1108,8 @@ public final class Placement {
     if (gpu.isMig()) {
       sb.append(" MIG ").append(gpu.migProfile() == null ? "instance" : gpu.migProfile());
     }
-    String uuid = gpu.uuid();
     sb.append(" (").append(gpu.model()).append(", ");
-    sb.append(uuid.length() > 16 ? uuid.substring(0, 16) + "…" : uuid).append(')');
+    sb.append(shortUuid(gpu.uuid())).append(')');
     return sb.toString();
   }
 

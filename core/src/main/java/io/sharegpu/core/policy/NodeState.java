@@ -40,7 +40,7 @@ final class NodeState {
       GpuUsage u = gpus.get(i);
       Gpu g = u.gpu();
       models[i] = g.model();
-      free[i] = g.healthy() && !u.exclusive() ? u.freeMilli() : 0;
+      free[i] = g.healthy() && !g.cordoned() && !u.exclusive() ? u.freeMilli() : 0;
     }
     for (int c = 0, cn = grant.size(); c < cn; c++) {
       List<GpuGrant> gg = grant.get(c).gpus();
@@ -59,9 +59,9 @@ final class NodeState {
     return new NodeState(free, models, cpu, tracked);
   }
 
-  /** Free compute of one GPU as the policies count it: 0 when unhealthy or held whole. */
+  /** Free compute of one GPU as the policies count it: 0 when unhealthy, cordoned or held whole. */
   static int free(GpuUsage u) {
-    return u.gpu().healthy() && !u.exclusive() ? u.freeMilli() : 0;
+    return u.gpu().healthy() && !u.gpu().cordoned() && !u.exclusive() ? u.freeMilli() : 0;
   }
 
   /** {@code of(view).totalFree()} without building the state. */

@@ -251,7 +251,7 @@ public final class ShareGpuPolicy
     List<GpuUsage> gpus = view.gpus();
     for (int i = 0, n = gpus.size(); i < n; i++) {
       GpuUsage u = gpus.get(i);
-      if (u.gpu().healthy() && !u.exclusive()) {
+      if (u.gpu().healthy() && !u.gpu().cordoned() && !u.exclusive()) {
         freeBefore += u.freeMilli();
       }
     }

@@ -14,10 +14,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Tells, for a pod that the filter rejects on a node, whether evicting pods could make room ({@link
  * Shortfall.Resolvable}) or whether the node can never take it ({@link Shortfall.Unresolvable}): no
- * GPU of an allowed model, pinned GPUs absent, a share larger than any GPU it may use (compute or
- * memory), more whole GPUs than the node has that the pod may use, more host CPU or memory than the
- * node has. The extender reports the first kind in {@code FailedNodes} and the second in {@code
- * FailedAndUnresolvableNodes}.
+ * GPU of an allowed model, pinned GPUs absent or cordoned, a share larger than any GPU it may use
+ * (compute or memory), more whole GPUs than the node has that the pod may use, more host CPU or
+ * memory than the node has. The extender reports the first kind in {@code FailedNodes} and the
+ * second in {@code FailedAndUnresolvableNodes}.
  *
  * <p>For a pod of one container the answer is exact: resolvable exactly when the pod would fit the
  * node with every pod evicted, decided with the filter's per-GPU rules ({@link
@@ -147,6 +147,13 @@ public final class ShortfallClassifier {
     }
     if (!pod.excludedUuids().isEmpty()) {
       parts.add("excludes " + pod.excludedUuids().size() + " GPU(s)");
+    }
+    if (u.hasCordon()) {
+      for (int i = 0; i < u.size(); i++) {
+        if (u.isCordoned(i)) {
+          parts.add(Placement.cordonWords(u.gpu(i)));
+        }
+      }
     }
     long largest = 0;
     for (int i = 0; i < u.size(); i++) {

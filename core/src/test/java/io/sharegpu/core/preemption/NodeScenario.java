@@ -47,6 +47,13 @@ final class NodeScenario {
     return this;
   }
 
+  /** Cordons GPU {@code index} with {@code reason}. */
+  NodeScenario withCordon(int index, String reason) {
+    gpus.set(index, gpus.get(index).withCordon(reason));
+    ledger.putNode(new GpuNode(NODE, gpus, hostCpuMilli, 0));
+    return this;
+  }
+
   NodeScenario withHostCpu(long milli) {
     hostCpuMilli = milli;
     ledger.putNode(new GpuNode(NODE, gpus, hostCpuMilli, 0));

@@ -12,18 +12,22 @@ import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GPUNodeSpec;
 import io.sharegpu.api.gpunode.GPUNodeStatus;
 import java.net.HttpURLConnection;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes what the agent found to the API server: creates the node's GPUNode when missing (owned by
- * the Node, so it goes with it), patches its status subresource (the heartbeat), and patches the
- * Node's {@code status.capacity}/{@code allocatable} with the ShareGPU extended resources whenever
- * they differ from what is there, including after someone (a kubelet restart) removed them.
+ * the Node, so it goes with it), patches its own fields of the status subresource (the heartbeat:
+ * the spec, such as an operator's cordoned GPUs, and the extender's {@code status.allocation} are
+ * never written), and patches the Node's {@code status.capacity}/{@code allocatable} with the
+ * ShareGPU extended resources whenever they differ from what is there, including after someone (a
+ * kubelet restart) removed them.
  */
 public final class GpuNodePublisher {
 
@@ -46,17 +50,55 @@ public final class GpuNodePublisher {
    */
   public void publishStatus(GPUNodeStatus status) {
     var resource = client.resources(GPUNode.class).withName(nodeName);
-    if (resource.get() == null) {
+    GPUNode current = resource.get();
+    if (current == null) {
       create();
     }
-    // JSON patch "add /status" replaces the whole status (a merge patch would merge lists in some
-    // servers and keep fields that are gone): GPUs that vanished disappear from the list.
-    String patch =
-        client
-            .getKubernetesSerialization()
-            .asJson(List.of(Map.of("op", "add", "path", "/status", "value", status)));
-    resource.status().patch(JSON_PATCH, patch);
+    resource.status().patch(JSON_PATCH, statusPatch(current, status));
   }
+
+  /**
+   * The JSON patch that writes the agent's own status fields and nothing else. Each field is
+   * replaced whole ("add" on a member replaces it: GPUs that vanished disappear from the list), a
+   * field the agent no longer has is removed, and {@code status.allocation}, which the scheduler
+   * extender owns, is left alone. Without a status yet: one "add /status" of the agent's fields.
+   */
+  String statusPatch(@Nullable GPUNode current, GPUNodeStatus status) {
+    var serialization = client.getKubernetesSerialization();
+    Map<String, Object> own = new LinkedHashMap<>();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> all = serialization.convertValue(status, Map.class);
+    all.forEach(
+        (k, v) -> {
+          if (OWN_FIELDS.contains(k) && v != null) {
+            own.put(k, v);
+          }
+        });
+    if (current == null || current.getStatus() == null) {
+      return serialization.asJson(List.of(Map.of("op", "add", "path", "/status", "value", own)));
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> before = serialization.convertValue(current.getStatus(), Map.class);
+    List<Map<String, Object>> ops = new ArrayList<>();
+    own.forEach((k, v) -> ops.add(Map.of("op", "add", "path", "/status/" + k, "value", v)));
+    for (String k : OWN_FIELDS) {
+      if (!own.containsKey(k) && before.get(k) != null) {
+        ops.add(Map.of("op", "remove", "path", "/status/" + k));
+      }
+    }
+    return serialization.asJson(ops);
+  }
+
+  /** The status fields the agent writes; the others (allocation) belong to someone else. */
+  static final Set<String> OWN_FIELDS =
+      Set.of(
+          "gpus",
+          "gpuCount",
+          "healthyGpus",
+          "driverVersion",
+          "enforcement",
+          "heartbeatTime",
+          "conditions");
 
   private void create() {
     GPUNode gpuNode = new GPUNode();

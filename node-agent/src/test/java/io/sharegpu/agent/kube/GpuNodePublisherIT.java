@@ -7,11 +7,14 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sharegpu.agent.gpu.GpuDevice;
 import io.sharegpu.agent.gpu.GpuSnapshot;
 import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.api.gpunode.GpuCordon;
 import io.sharegpu.api.gpunode.GpuStatus;
 import java.time.Instant;
 import java.util.List;
@@ -96,6 +99,59 @@ class GpuNodePublisherIT {
         .containsExactly("GPU-a");
     assertThat(gpuNode.getStatus().getHeartbeatTime()).isEqualTo("2026-12-03T06:01:00Z");
     assertThat(client.resources(GPUNode.class).list().getItems()).hasSize(1);
+  }
+
+  @Test
+  void leavesTheSpecAndTheExtendersAllocationAlone() {
+    publisher.publishStatus(GpuNodeStatusMapper.toStatus(twoGpusOneBroken(), "mps", Instant.EPOCH));
+    // an operator cordons GPU-a (spec), the extender writes its summary (status.allocation)
+    GPUNode g = client.resources(GPUNode.class).withName("gpu-1").get();
+    g.getSpec()
+        .setCordonedGpus(List.of(new GpuCordon("GPU-a", "Xid 79, card to be replaced", "t")));
+    client.resources(GPUNode.class).resource(g).update();
+    client
+        .resources(GPUNode.class)
+        .withName("gpu-1")
+        .status()
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"status\":{\"allocation\":{\"freeGpus\":1,\"pods\":1,\"cordonedGpus\":1}}}");
+
+    // the agent's next heartbeat, and a restarted agent's first one (it finds the GPUNode)
+    publisher.publishStatus(
+        GpuNodeStatusMapper.toStatus(
+            twoGpusOneBroken(), "none", Instant.parse("2026-12-03T06:02:00Z")));
+    new GpuNodePublisher(client, "gpu-1")
+        .publishStatus(
+            GpuNodeStatusMapper.toStatus(
+                twoGpusOneBroken(), "mps", Instant.parse("2026-12-03T06:03:00Z")));
+
+    GPUNode after = client.resources(GPUNode.class).withName("gpu-1").get();
+    assertThat(after.getSpec().getCordonedGpus())
+        .extracting(GpuCordon::getUuid, GpuCordon::getReason)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("GPU-a", "Xid 79, card to be replaced"));
+    assertThat(after.getStatus().getAllocation()).isNotNull();
+    assertThat(after.getStatus().getAllocation().getFreeGpus()).isEqualTo(1);
+    assertThat(after.getStatus().getAllocation().getCordonedGpus()).isEqualTo(1);
+    assertThat(after.getStatus().getHeartbeatTime()).isEqualTo("2026-12-03T06:03:00Z");
+    assertThat(after.getStatus().getGpuCount()).isEqualTo(2);
+  }
+
+  @Test
+  void writesTheDerivedCountsForThePrinterColumns() {
+    publisher.publishStatus(GpuNodeStatusMapper.toStatus(twoGpusOneBroken(), "mps", Instant.EPOCH));
+
+    var raw =
+        client
+            .genericKubernetesResources(
+                io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.fromResourceType(
+                    GPUNode.class))
+            .withName("gpu-1")
+            .get();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> status = (Map<String, Object>) raw.getAdditionalProperties().get("status");
+    assertThat(status).containsEntry("gpuCount", 2).containsEntry("healthyGpus", 1);
   }
 
   @Test

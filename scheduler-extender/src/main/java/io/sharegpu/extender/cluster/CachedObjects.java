@@ -11,7 +11,9 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.api.gpunode.GPUNodeSpec;
 import io.sharegpu.api.gpunode.GPUNodeStatus;
+import io.sharegpu.api.gpunode.GpuCordon;
 import io.sharegpu.api.gpunode.GpuStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,8 +40,10 @@ import org.jspecify.annotations.Nullable;
  *       status.nominatedNodeName} (a preemptor waiting for its victims to go).
  *   <li><b>Node</b>: {@code metadata.name, uid, resourceVersion} (the ledger needs to know the node
  *       exists).
- *   <li><b>GPUNode</b>: {@code metadata.name, uid, resourceVersion} and each GPU of {@code
- *       status.gpus} ({@link ClusterView#toGpuNode} reads nothing else).
+ *   <li><b>GPUNode</b>: {@code metadata.name, uid, resourceVersion}, each GPU of {@code
+ *       status.gpus} and of {@code spec.cordonedGpus} ({@link ClusterView#toGpuNode} reads nothing
+ *       else), and {@code status.allocation} (the allocation summary, written only when it
+ *       changed).
  * </ul>
  *
  * Empty collections are shared immutable ones, and the copies share the original's strings and
@@ -89,6 +93,20 @@ public final class CachedObjects {
     GPUNode g = new GPUNode();
     g.setMetadata(meta(gpuNode.getMetadata(), false));
     g.setSpec(null);
+    GPUNodeSpec sourceSpec = gpuNode.getSpec();
+    if (sourceSpec != null
+        && sourceSpec.getCordonedGpus() != null
+        && !sourceSpec.getCordonedGpus().isEmpty()) {
+      GPUNodeSpec spec = new GPUNodeSpec();
+      List<GpuCordon> cordons = new ArrayList<>();
+      for (GpuCordon c : sourceSpec.getCordonedGpus()) {
+        if (c != null && c.getUuid() != null) {
+          cordons.add(new GpuCordon(c.getUuid(), c.getReason(), c.getTime()));
+        }
+      }
+      spec.setCordonedGpus(List.copyOf(cordons));
+      g.setSpec(spec);
+    }
     GPUNodeStatus status = new GPUNodeStatus();
     List<GpuStatus> gpus = new ArrayList<>();
     if (gpuNode.getStatus() != null && gpuNode.getStatus().getGpus() != null) {
@@ -107,6 +125,9 @@ public final class CachedObjects {
     }
     status.setGpus(List.copyOf(gpus));
     status.setConditions(List.of());
+    if (gpuNode.getStatus() != null) {
+      status.setAllocation(gpuNode.getStatus().getAllocation());
+    }
     g.setStatus(status);
     return g;
   }

@@ -13,6 +13,8 @@ import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.api.gpunode.GPUNodeSpec;
+import io.sharegpu.api.gpunode.GpuCordon;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequest;
@@ -88,6 +90,7 @@ public final class ClusterView implements AutoCloseable {
   private final TreeMap<Long, Integer> largestMemoryCounts = new TreeMap<>();
   private volatile long largestMemoryMib;
   private volatile @Nullable SharedIndexInformer<Pod> pods;
+  private volatile @Nullable SharedIndexInformer<GPUNode> gpuNodeInformer;
   private volatile boolean ready;
   private volatile @Nullable String notReadyReason = "informers not started";
 
@@ -152,6 +155,7 @@ public final class ClusterView implements AutoCloseable {
     informers.add(gpuInformer);
     informers.add(podInformer);
     pods = podInformer;
+    gpuNodeInformer = gpuInformer;
     nodeInformer.addEventHandler(handler(this::onNode, this::onNodeDelete)).run();
     gpuInformer.addEventHandler(handler(this::onGpuNode, this::onGpuNodeDelete)).run();
     podInformer.addEventHandler(handler(this::onPod, this::onPodDelete)).run();
@@ -553,11 +557,26 @@ public final class ClusterView implements AutoCloseable {
     GpuNode node = toGpuNode(g);
     GpuNode before = gpuNodes.put(node.name(), node);
     if (nodes.contains(node.name())) {
+      if (node.equals(before) && withLedger(l -> l.nodeSlot(node.name()) >= 0)) {
+        return; // a heartbeat or an allocation summary: nothing placement reads changed
+      }
       putNode(node);
       if (!node.equals(before)) {
-        roomVersion.incrementAndGet(); // GPUs added, healthy again, repartitioned
+        roomVersion.incrementAndGet(); // GPUs added, healthy again, uncordoned, repartitioned
       }
     }
+  }
+
+  /**
+   * Returns the GPUNode {@code name} from the GPUNode informer's cache (a reduced copy, read only),
+   * empty without informers or when it has none.
+   */
+  public Optional<GPUNode> cachedGpuNode(String name) {
+    SharedIndexInformer<GPUNode> informer = gpuNodeInformer;
+    if (informer == null) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(informer.getStore().getByKey(name));
   }
 
   public void onGpuNodeDelete(GPUNode g) {
@@ -585,8 +604,13 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
-  /** Converts a GPUNode's status to core's node (MIG instances included). */
+  /**
+   * Converts a GPUNode's status to core's node (MIG instances included), with the GPUs its {@code
+   * spec.cordonedGpus} lists cordoned: a MIG instance is cordoned when it or its parent GPU is
+   * listed (a card to be replaced takes its instances with it).
+   */
   public static GpuNode toGpuNode(GPUNode g) {
+    Map<String, String> cordons = cordons(g);
     List<Gpu> gpus = new ArrayList<>();
     if (g.getStatus() != null) {
       for (GpuStatus s : g.getStatus().getGpus()) {
@@ -603,10 +627,34 @@ public final class ClusterView implements AutoCloseable {
                 compute,
                 s.isHealthy(),
                 s.getParentUuid(),
-                s.getMigProfile()));
+                s.getMigProfile(),
+                cordons.isEmpty() ? null : cordonReason(cordons, s)));
       }
     }
     return new GpuNode(g.getMetadata().getName(), gpus, 0, 0);
+  }
+
+  /** UUID → reason ("" without one) of the GPUs the spec cordons; empty (shared) when none. */
+  private static Map<String, String> cordons(GPUNode g) {
+    GPUNodeSpec spec = g.getSpec();
+    if (spec == null || spec.getCordonedGpus() == null || spec.getCordonedGpus().isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> out = new HashMap<>();
+    for (GpuCordon c : spec.getCordonedGpus()) {
+      if (c != null && c.getUuid() != null && !c.getUuid().isBlank()) {
+        out.putIfAbsent(c.getUuid().strip(), c.getReason() == null ? "" : c.getReason());
+      }
+    }
+    return out;
+  }
+
+  private static @Nullable String cordonReason(Map<String, String> cordons, GpuStatus s) {
+    String own = cordons.get(s.getUuid());
+    if (own != null || s.getParentUuid() == null) {
+      return own;
+    }
+    return cordons.get(s.getParentUuid());
   }
 
   public void onPod(Pod pod) {

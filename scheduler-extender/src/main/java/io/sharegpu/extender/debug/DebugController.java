@@ -1,5 +1,6 @@
 package io.sharegpu.extender.debug;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.request.ParsedRequest;
@@ -48,7 +49,10 @@ public class DebugController {
     this.preemption = preemption;
   }
 
-  /** One GPU with what is allocated on it. */
+  /**
+   * One GPU with what is allocated on it; {@code cordoned} when an operator took it out of
+   * placement ({@code cordonReason} then, possibly empty; absent otherwise).
+   */
   public record GpuView(
       int index,
       String uuid,
@@ -61,12 +65,14 @@ public class DebugController {
       int usedMilli,
       long usedMemoryMib,
       boolean exclusive,
-      List<String> pods) {}
+      List<String> pods,
+      boolean cordoned,
+      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String cordonReason) {}
 
   /** One node with its GPUs. */
   public record NodeView(String name, List<GpuView> gpus) {}
 
-  /** One container's grant on one GPU. */
+  /** One container's grant on one GPU; {@code cordoned} and its reason are the GPU's. */
   public record AllocationRow(
       String node,
       int gpuIndex,
@@ -77,7 +83,9 @@ public class DebugController {
       String container,
       int computeMilli,
       long memoryMib,
-      String state) {}
+      String state,
+      boolean cordoned,
+      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String cordonReason) {}
 
   /**
    * Why a node fits the pod or not; for a node it does not fit, what preemption would do there:
@@ -157,7 +165,9 @@ public class DebugController {
                         c.container(),
                         g.computeMilli(),
                         g.memoryMib(),
-                        a.state().name()));
+                        a.state().name(),
+                        gpu != null && gpu.cordoned(),
+                        gpu == null ? null : gpu.cordonReason()));
               }
             }
           }
@@ -244,7 +254,9 @@ public class DebugController {
         u.usedMilli(),
         u.usedMemoryMib(),
         u.exclusive(),
-        u.podKeys());
+        u.podKeys(),
+        g.cordoned(),
+        g.cordonReason());
   }
 
   private static ResponseStatusException notFound(String message) {
