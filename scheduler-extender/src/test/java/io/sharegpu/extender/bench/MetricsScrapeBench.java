@@ -8,6 +8,7 @@ import io.sharegpu.core.request.PodDemand;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.metrics.MetricsProperties;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -16,10 +17,11 @@ import java.util.Locale;
  * Measures what the extender's metrics cost a Prometheus scrape on a large cluster: builds a
  * cluster view of {@code --nodes} nodes with {@code --gpus-per-node} H100s in this process (a
  * quarter-GPU share on two GPUs and one whole GPU held per node), registers {@link ExtenderMetrics}
- * in a {@link PrometheusMeterRegistry}, refreshes them, then renders the registry's text output
- * {@code --scrapes} times and prints the number of {@code sharegpu_*} series, the size of the
- * output and the median and 90th-percentile render time; also the time of a refresh after one pod
- * changed and of a refresh with nothing changed. Not a test: the figures depend on the machine.
+ * in a {@link PrometheusMeterRegistry}, per-GPU series off and then on, refreshes them, then
+ * renders the registry's text output {@code --scrapes} times and prints the number of {@code
+ * sharegpu_*} series, the size of the output and the median and 90th-percentile render time; also
+ * the time of a refresh after one pod changed and of a refresh with nothing changed. Not a test:
+ * the figures depend on the machine.
  *
  * <p>Usage: {@code MetricsScrapeBench [--nodes 5000] [--gpus-per-node 8] [--scrapes 30]}.
  */
@@ -45,11 +47,22 @@ public final class MetricsScrapeBench {
       }
     }
     ClusterView view = cluster(nodes, gpusPerNode);
+    for (boolean perGpu : new boolean[] {false, true}) {
+      measure(view, new MetricsProperties(perGpu, 0), nodes, gpusPerNode, scrapes);
+    }
+    view.close();
+  }
+
+  private static void measure(
+      ClusterView view, MetricsProperties props, int nodes, int gpusPerNode, int scrapes) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    ExtenderMetrics metrics = new ExtenderMetrics(registry);
+    ExtenderMetrics metrics = new ExtenderMetrics(registry, props);
     metrics.watch(view);
-    metrics.latency("filter", Duration.ofMillis(2));
+    for (String verb : new String[] {"filter", "prioritize", "preempt", "bind"}) {
+      metrics.latency(verb, Duration.ofMillis(2));
+    }
     metrics.decision("filter", "feasible");
+    metrics.rejection("filter", "no-gpu-fits");
 
     long t0 = System.nanoTime();
     metrics.refresh(view);
@@ -65,7 +78,8 @@ public final class MetricsScrapeBench {
     }
     Arrays.sort(ms);
 
-    view.reserve(PodDemand.share("bench/one-more", "uid-one-more", 250, 1024), "node-0");
+    String uid = "uid-one-more-" + props.perGpu();
+    view.reserve(PodDemand.share("bench/" + uid, uid, 250, 1024), "node-0");
     long r = System.nanoTime();
     metrics.refresh(view);
     double changedRefreshMs = (System.nanoTime() - r) / 1e6;
@@ -75,9 +89,10 @@ public final class MetricsScrapeBench {
 
     System.out.printf(
         Locale.ROOT,
-        "nodes=%d gpus=%d sharegpu_series=%d all_series=%d bytes=%d first_refresh_ms=%.1f"
-            + " refresh_one_change_ms=%.2f refresh_no_change_ms=%.3f"
+        "per_gpu=%s nodes=%d gpus=%d sharegpu_series=%d all_series=%d bytes=%d"
+            + " first_refresh_ms=%.1f refresh_one_change_ms=%.2f refresh_no_change_ms=%.3f"
             + " scrape_ms_median=%.1f scrape_ms_p90=%.1f scrapes=%d%n",
+        props.perGpu(),
         nodes,
         nodes * gpusPerNode,
         series,
@@ -89,7 +104,7 @@ public final class MetricsScrapeBench {
         ms[scrapes / 2],
         ms[Math.min(scrapes - 1, (int) Math.ceil(scrapes * 0.9) - 1)],
         scrapes);
-    view.close();
+    registry.close();
   }
 
   /** A ready view with the nodes and a few reservations on each (the TTL outlasts the run). */
