@@ -287,6 +287,12 @@ class ChartTemplateTest {
         container(extender).getEnv().stream().map(EnvVar::getName).collect(Collectors.toList());
     assertThat(order.indexOf("POD_IP"))
         .isLessThan(order.indexOf("SHAREGPU_EXTENDER_ADVERTISE_URL"));
+    // sharegpu.metrics.per-gpu and per-gpu-max-series, as Spring reads them from the environment
+    assertThat(env.get("SHAREGPU_METRICS_PERGPU").getValue()).isEqualTo("true");
+    assertThat(env.get("SHAREGPU_METRICS_PERGPUMAXSERIES").getValue()).isEqualTo("1200000");
+    Map<String, EnvVar> defaults = env(container(render().deployment("extender")));
+    assertThat(defaults.get("SHAREGPU_METRICS_PERGPU").getValue()).isEqualTo("false");
+    assertThat(defaults.get("SHAREGPU_METRICS_PERGPUMAXSERIES").getValue()).isEqualTo("0");
 
     // the allocation summary: patch of gpunodes/status only, nothing on the GPUNode itself
     List<PolicyRule> extenderRules = chart.get(ClusterRole.class, "sharegpu-extender").getRules();
@@ -557,14 +563,44 @@ class ChartTemplateTest {
     List<String> exprs = json.findValuesAsString("expr");
     assertThat(exprs).isNotEmpty().allMatch(e -> e.contains("sharegpu_"));
     assertThat(json.at("/panels").findValuesAsString("title"))
-        .contains("Compute allocated per GPU", "GPU memory used vs share, per pod");
-    assertThat(String.join("\n", exprs))
-        .contains("sharegpu_gpu_allocated_compute_ratio")
-        .contains("sharegpu_gpu_allocated_memory_bytes")
+        .contains(
+            "Compute allocated per node",
+            "GPU memory used vs share, per pod",
+            "Extender latency p99 per verb",
+            "Denials by reason");
+    String all = String.join("\n", exprs);
+    assertThat(all)
+        .contains("sharegpu_node_gpu_compute_allocated")
+        .contains("sharegpu_node_gpu_memory_allocated_bytes")
+        .contains("sharegpu_cluster_gpu_compute_unallocated_ratio")
+        .contains("sharegpu_gpu_compute_allocated{Hostname=~")
         .contains("sharegpu_container_gpu_memory_used_bytes")
         .contains("resource=\"sharegpu_io_gpu_memory\"")
         .contains("sharegpu_decisions_total")
-        .contains("sharegpu_extender_request_seconds_bucket");
+        .contains("sharegpu_rejections_total")
+        .contains(
+            "histogram_quantile(0.99, sum by (le, verb)"
+                + " (rate(sharegpu_extender_request_duration_seconds_bucket");
+    // the extender's series as renamed in docs/metrics.md: no query reads an old name
+    assertThat(all)
+        .doesNotContain("sharegpu_gpu_allocated_compute_ratio")
+        .doesNotContain("sharegpu_gpu_allocated_memory_bytes")
+        .doesNotContain("sharegpu_extender_request_seconds_bucket");
+    // every panel inside the 24-column grid, none overlapping another
+    List<JsonNode> grid = json.at("/panels").findValues("gridPos");
+    for (int i = 0; i < grid.size(); i++) {
+      JsonNode a = grid.get(i);
+      assertThat(a.get("x").asInt() + a.get("w").asInt()).isLessThanOrEqualTo(24);
+      for (int j = i + 1; j < grid.size(); j++) {
+        JsonNode b = grid.get(j);
+        boolean apart =
+            a.get("x").asInt() + a.get("w").asInt() <= b.get("x").asInt()
+                || b.get("x").asInt() + b.get("w").asInt() <= a.get("x").asInt()
+                || a.get("y").asInt() + a.get("h").asInt() <= b.get("y").asInt()
+                || b.get("y").asInt() + b.get("h").asInt() <= a.get("y").asInt();
+        assertThat(apart).as("panels %d and %d overlap", i, j).isTrue();
+      }
+    }
     assertThat(render("minimal.yaml").find(ConfigMap.class, "sharegpu-dashboard")).isEmpty();
   }
 

@@ -128,13 +128,6 @@ public class ExtenderConfiguration {
     return new PodEvents(client);
   }
 
-  @Bean
-  ExtenderMetrics extenderMetrics(MeterRegistry registry, ClusterView view) {
-    ExtenderMetrics metrics = new ExtenderMetrics(registry);
-    metrics.watch(view);
-    return metrics;
-  }
-
   /**
    * Bind leadership: with {@code bind-lease.name}, Lease-based election among the replicas (the
    * identity is {@code advertise-url}); without, a single replica that always binds.

@@ -76,6 +76,15 @@ public final class PodBinder {
    * @return the outcome; {@link BindOutcome#ok()} only after the Binding was created
    */
   public BindOutcome bind(String namespace, String name, String uid, String node) {
+    BindOutcome outcome = bindOnce(namespace, name, uid, node);
+    if (!outcome.ok()) {
+      // every failed bind counted once by its reason, whichever step refused it
+      metrics.rejection("bind", outcome.reason());
+    }
+    return outcome;
+  }
+
+  private BindOutcome bindOnce(String namespace, String name, String uid, String node) {
     String key = namespace + "/" + name;
     if (!view.isReady()) {
       return BindOutcome.failed("not-ready", "the extender is still rebuilding its GPU ledger");
@@ -301,7 +310,6 @@ public final class PodBinder {
         pod.getMetadata().getUid(),
         PodEvents.BIND_FAILED,
         message);
-    metrics.rejection("bind", reason);
     return BindOutcome.failed(reason, message);
   }
 }

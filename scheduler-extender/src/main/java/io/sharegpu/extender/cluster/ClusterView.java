@@ -93,6 +93,8 @@ public final class ClusterView implements AutoCloseable {
   private volatile @Nullable SharedIndexInformer<GPUNode> gpuNodeInformer;
   private volatile boolean ready;
   private volatile @Nullable String notReadyReason = "informers not started";
+  private final AtomicLong expiredReservations = new AtomicLong();
+  private volatile @Nullable Duration rebuildTime;
 
   /**
    * Creates a view.
@@ -131,6 +133,7 @@ public final class ClusterView implements AutoCloseable {
    */
   public void start() {
     KubernetesClient c = Objects.requireNonNull(client, "no client");
+    long startedNanos = System.nanoTime();
     notReadyReason = "waiting for the Node, GPUNode and Pod informers to sync";
     SharedIndexInformer<Node> nodeInformer =
         c.nodes()
@@ -174,12 +177,15 @@ public final class ClusterView implements AutoCloseable {
     replay(nodeInformer, this::onNode);
     replay(gpuInformer, this::onGpuNode);
     replay(podInformer, this::onPod);
+    Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
+    rebuildTime = took;
     ready = true;
     notReadyReason = null;
     LOG.info(
-        "cluster view ready: {} GPU nodes, {} allocations",
+        "cluster view ready: {} GPU nodes, {} allocations, ledger rebuilt in {} ms",
         ledger.nodes().size(),
-        withLedger(l -> l.allocations().size()));
+        withLedger(l -> l.allocations().size()),
+        took.toMillis());
   }
 
   private static <T> void replay(SharedIndexInformer<T> informer, Consumer<T> apply) {
@@ -229,6 +235,15 @@ public final class ClusterView implements AutoCloseable {
   /** True once the ledger has been rebuilt from the cluster. */
   public boolean isReady() {
     return ready;
+  }
+
+  /**
+   * How long the last {@link #start()} took from starting the informers to a rebuilt ledger (the
+   * informers' initial lists and the replay of every cached object); empty until the view is ready
+   * through {@link #start()}.
+   */
+  public Optional<Duration> ledgerRebuildTime() {
+    return Optional.ofNullable(rebuildTime);
   }
 
   /** Why the view is not ready yet, or null when it is. */
@@ -507,6 +522,14 @@ public final class ClusterView implements AutoCloseable {
     }
   }
 
+  /**
+   * Number of reservations that expired without a bind and released their GPUs since the view was
+   * created.
+   */
+  public long expiredReservations() {
+    return expiredReservations.get();
+  }
+
   /** Number of reservations waiting for a bind (approximate). */
   public long pendingReservations() {
     reservations.cleanUp();
@@ -522,6 +545,7 @@ public final class ClusterView implements AutoCloseable {
       Optional<Allocation> a = ledger.allocation(uid);
       if (a.isPresent() && a.get().state() == AllocationState.RESERVED) {
         ledger.release(uid);
+        expiredReservations.incrementAndGet();
         LOG.debug("reservation of {} on {} expired", a.get().podKey(), a.get().node());
       }
     } finally {

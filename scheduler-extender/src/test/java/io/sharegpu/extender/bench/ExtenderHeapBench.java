@@ -19,8 +19,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * Measures the extender's heap with its informer caches filled: starts {@link FakeApiServer} in a
  * child process (its objects are not in this heap), runs the extender application in this JVM
- * against it, waits until the cluster view is ready and the per-GPU meters are registered, then
- * collects garbage and prints the heap in use and the largest classes of a live-object histogram.
+ * against it, waits until the cluster view is ready and the metrics refreshed once, then collects
+ * garbage and prints the heap in use and the largest classes of a live-object histogram.
  *
  * <p>Usage: {@code ExtenderHeapBench [--nodes 5000] [--gpus-per-node 8] [--pods 50000] [--json
  * OUT]}. Run it with {@code -Xmx}: the figure is the live heap after a full GC, and a run that
@@ -95,7 +95,8 @@ public final class ExtenderHeapBench {
           Thread.sleep(200);
         }
         double readySeconds = (System.nanoTime() - start) / 1e9;
-        // the per-GPU gauges are registered by the first metrics refresh (every 5 s by default)
+        // the per-node gauges (per-GPU ones with -Dsharegpu.metrics.per-gpu=true) are registered by
+        // the first metrics refresh (every 5 s by default)
         Thread.sleep(11_000);
         int gpuNodes = view.withLedger(l -> l.nodes().size());
         int allocations = view.withLedger(l -> l.allocations().size());

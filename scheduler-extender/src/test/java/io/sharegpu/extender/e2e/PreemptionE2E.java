@@ -268,7 +268,13 @@ class PreemptionE2E {
     // low-a, low-c, low-d, low-e and v were evicted for preemption, each counted once
     assertThat(get("/actuator/prometheus"))
         .contains("sharegpu_preemption_evicted_pods_total 5.0")
-        .contains("sharegpu_rejections_total{reason=\"held-for-nominated-pod\",verb=\"filter\"}");
+        .contains("sharegpu_rejections_total{reason=\"held-for-nominated-pod\",verb=\"filter\"}")
+        // the application's own series (docs/metrics.md): latency per verb, per node, no per GPU
+        .contains("sharegpu_extender_request_duration_seconds_bucket{verb=\"preempt\",le=\"0.01\"}")
+        .contains("sharegpu_node_gpu_compute_capacity{node=\"")
+        .contains("sharegpu_cluster_gpus ")
+        .containsPattern("sharegpu_ledger_rebuild_duration_seconds [0-9][0-9.E-]*\n")
+        .doesNotContain("sharegpu_gpu_compute_allocated");
   }
 
   private static String get(String path) throws Exception {

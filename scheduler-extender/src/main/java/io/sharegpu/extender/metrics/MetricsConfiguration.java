@@ -1,0 +1,21 @@
+package io.sharegpu.extender.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sharegpu.extender.cluster.ClusterView;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Wires the extender's meters from {@code sharegpu.metrics.*}. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(MetricsProperties.class)
+public class MetricsConfiguration {
+
+  @Bean
+  ExtenderMetrics extenderMetrics(
+      MeterRegistry registry, ClusterView view, MetricsProperties props) {
+    ExtenderMetrics metrics = new ExtenderMetrics(registry, props);
+    metrics.watch(view);
+    return metrics;
+  }
+}
