@@ -167,19 +167,23 @@ public final class ExtenderMetrics {
         s -> s.gpus);
     clusterGauge(
         "sharegpu.cluster.gpus.free",
-        "Healthy GPUs with compute and memory free that no pod holds whole",
+        "Healthy, uncordoned GPUs with compute and memory free that no pod holds whole",
         s -> s.freeGpus);
     clusterGauge(
         "sharegpu.cluster.gpus.whole.free",
-        "Healthy GPUs no pod holds any part of",
+        "Healthy, uncordoned GPUs no pod holds any part of",
         s -> s.wholeFreeGpus);
+    clusterGauge(
+        "sharegpu.cluster.gpus.cordoned",
+        "GPUs an operator cordoned (spec.cordonedGpus of their GPUNode): they take no new pod",
+        s -> s.cordonedGpus);
     clusterGauge(
         "sharegpu.cluster.gpu.compute.unallocated.ratio",
         "GPU compute not allocated, as a fraction of all GPU compute",
         s -> s.capacityMilli == 0 ? 0 : 1.0 - (double) s.usedMilli / s.capacityMilli);
     clusterGauge(
         "sharegpu.cluster.gpu.compute.fragmented.ratio",
-        "Of the free compute of healthy GPUs, the fraction on GPUs already partly held"
+        "Of the free compute of healthy, uncordoned GPUs, the fraction on GPUs already partly held"
             + " (no whole-GPU pod can use it)",
         s -> s.freeMilli == 0 ? 0 : (double) s.fragmentedMilli / s.freeMilli);
     clusterGauge(
@@ -369,6 +373,7 @@ public final class ExtenderMetrics {
                 u.holderCount(i),
                 u.isExclusive(i),
                 u.isHealthy(i),
+                u.isCordoned(i),
                 u.isMigParent(i)));
       }
       return new NodeSnapshot(u, u.generation(), gpus, ledger.allocations(name).size());
@@ -387,6 +392,7 @@ public final class ExtenderMetrics {
       int holders,
       boolean exclusive,
       boolean healthy,
+      boolean cordoned,
       boolean migParent) {}
 
   /** Cluster totals: the sum of every node's contribution. */
@@ -394,6 +400,7 @@ public final class ExtenderMetrics {
     long gpus;
     long freeGpus;
     long wholeFreeGpus;
+    long cordonedGpus;
     long capacityMilli;
     long usedMilli;
     long freeMilli;
@@ -404,6 +411,7 @@ public final class ExtenderMetrics {
       gpus += sign * o.gpus;
       freeGpus += sign * o.freeGpus;
       wholeFreeGpus += sign * o.wholeFreeGpus;
+      cordonedGpus += sign * o.cordonedGpus;
       capacityMilli += sign * o.capacityMilli;
       usedMilli += sign * o.usedMilli;
       freeMilli += sign * o.freeMilli;
@@ -483,8 +491,11 @@ public final class ExtenderMetrics {
         usedMemory += g.usedMemoryMib();
         memory += g.memoryMib();
         c.gpus++;
-        if (!g.healthy()) {
-          continue;
+        if (g.cordoned()) {
+          c.cordonedGpus++;
+        }
+        if (!g.healthy() || g.cordoned()) {
+          continue; // takes no new pod: neither free nor fragmented room
         }
         int free = g.exclusive() ? 0 : Math.max(0, g.capacityMilli() - g.usedMilli());
         if (free > 0 && g.memoryMib() > g.usedMemoryMib()) {

@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.sharegpu.api.gpunode.GPUNode;
+import io.sharegpu.api.gpunode.GPUNodeSpec;
+import io.sharegpu.api.gpunode.GpuCordon;
 import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
@@ -78,6 +81,29 @@ class ExtenderMetricsTest {
         .isCloseTo(750.0 / 1750, org.assertj.core.data.Offset.offset(1e-9));
     assertThat(value("sharegpu_cluster_pods ")).isEqualTo(1);
     assertThat(registry.scrape()).doesNotContain("sharegpu_gpu_");
+  }
+
+  @Test
+  void aCordonedGpuCountsAsCordonedAndNeitherFreeNorFragmented() {
+    ExtenderMetrics metrics = metrics(MetricsProperties.DEFAULTS);
+    addNode(view, "h100", H100, 3, 81920);
+    assertThat(view.reserve(PodDemand.share("ns/a", "uid-a", 250, 1024), "h100")).isPresent();
+    metrics.refresh(view);
+    assertThat(value("sharegpu_cluster_gpus_cordoned ")).isEqualTo(0);
+    assertThat(value("sharegpu_cluster_gpus_whole_free ")).isEqualTo(2);
+
+    GPUNode cordoned = Fixtures.gpuNode("h100", H100, 3, 81920);
+    GPUNodeSpec spec = new GPUNodeSpec("h100");
+    spec.setCordonedGpus(List.of(new GpuCordon(Fixtures.uuid("h100", 2), "fan failure", null)));
+    cordoned.setSpec(spec);
+    view.onGpuNode(cordoned);
+    metrics.refresh(view);
+
+    assertThat(value("sharegpu_cluster_gpus_cordoned ")).isEqualTo(1);
+    assertThat(value("sharegpu_cluster_gpus ")).isEqualTo(3);
+    // the share sits on GPU 0 or 1; of the two others only the uncordoned one is whole and free
+    assertThat(value("sharegpu_cluster_gpus_whole_free ")).isEqualTo(1);
+    assertThat(value("sharegpu_cluster_gpus_free ")).isEqualTo(2);
   }
 
   @Test
