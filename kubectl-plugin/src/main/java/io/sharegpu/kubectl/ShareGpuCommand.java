@@ -8,6 +8,7 @@ import io.sharegpu.kubectl.command.ExplainCommand;
 import io.sharegpu.kubectl.command.NodesCommand;
 import io.sharegpu.kubectl.command.PodsCommand;
 import io.sharegpu.kubectl.command.TopCommand;
+import io.sharegpu.kubectl.command.TrainCommand;
 import io.sharegpu.kubectl.command.UncordonCommand;
 import io.sharegpu.kubectl.render.Style;
 import java.io.PrintWriter;
@@ -36,6 +37,7 @@ import picocli.CommandLine.Spec;
       DrainCommand.class,
       TopCommand.class,
       CompletionCommand.class,
+      TrainCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class ShareGpuCommand implements Runnable {

@@ -25,10 +25,25 @@ abstract class KubeCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() throws Exception {
-    try (KubernetesClient client = kube.client()) {
+    long start = System.nanoTime();
+    KubernetesClient client = kube.client();
+    long built = System.nanoTime();
+    try {
       return run(client);
     } finally {
       out().flush();
+      long ran = System.nanoTime();
+      client.close();
+      if (System.getenv("SHAREGPU_TIMING") != null) {
+        err()
+            .printf(
+                "timing: jvm to command %d ms, client %d ms, command %d ms, close %d ms%n",
+                java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime()
+                    - (ran - start) / 1_000_000,
+                (built - start) / 1_000_000,
+                (ran - built) / 1_000_000,
+                (System.nanoTime() - ran) / 1_000_000);
+      }
     }
   }
 

@@ -8,6 +8,8 @@ import io.sharegpu.kubectl.render.Structured;
 import io.sharegpu.kubectl.report.NodeReport;
 import io.sharegpu.kubectl.report.Reports;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -34,11 +36,19 @@ public final class NodesCommand extends KubeCommand {
 
   @Override
   int run(KubernetesClient client) {
+    // the two lists travel and parse at the same time
+    CompletableFuture<List<Pod>> podList =
+        CompletableFuture.supplyAsync(() -> client.pods().inAnyNamespace().list().getItems());
     List<GPUNode> gpuNodes = client.resources(GPUNode.class).list().getItems();
     if (!names.isEmpty()) {
       gpuNodes = gpuNodes.stream().filter(n -> names.contains(n.getMetadata().getName())).toList();
     }
-    List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
+    List<Pod> pods;
+    try {
+      pods = podList.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
     List<NodeReport> report = Reports.nodes(gpuNodes, pods);
     switch (output) {
       case json -> out().print(Structured.json(report));
