@@ -43,6 +43,15 @@ class ShareGpuCommandTest {
   }
 
   @Test
+  void theTrainingRunForTheLaunchersCachePrintsNothingAndNeedsNoCluster() {
+    Result r = run("__train");
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).isEmpty();
+    assertThat(run("--help").out()).doesNotContain("__train");
+  }
+
+  @Test
   void completionScriptsCompleteTheCommands() {
     Result bash = run("completion", "bash");
     assertThat(bash.status()).isZero();

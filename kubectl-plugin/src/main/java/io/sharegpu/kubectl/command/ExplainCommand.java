@@ -77,7 +77,9 @@ public final class ExplainCommand extends KubeCommand {
   @Option(
       names = {"-o", "--output"},
       paramLabel = "FORMAT",
-      description = "json prints the extender's answer as it is.")
+      description =
+          "wide: one row per node (default: nodes with the same answer share a row);"
+              + " json: the extender's answer as it is.")
   @Nullable String output;
 
   @Override
@@ -148,7 +150,7 @@ public final class ExplainCommand extends KubeCommand {
           return 0;
         }
         Explanation e = JSON.readValue(answer.body(), Explanation.class);
-        out().print(ExplainView.render(e, style()));
+        out().print(ExplainView.render(e, style(), "wide".equals(output)));
         return 0;
       }
       problem =

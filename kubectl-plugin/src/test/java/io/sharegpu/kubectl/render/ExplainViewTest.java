@@ -44,6 +44,25 @@ class ExplainViewTest {
   }
 
   @Test
+  void nodesWithTheSameAnswerShareARowUnlessEveryNodeIsAsked() {
+    StringBuilder json = new StringBuilder("{\"pod\":\"ml/x\",\"nodes\":[");
+    for (int i = 1; i <= 5; i++) {
+      json.append(i > 1 ? "," : "")
+          .append("{\"node\":\"g")
+          .append(i)
+          .append("\",\"fits\":false,\"reason\":\"full\",\"gpus\":[],\"preemption\":null}");
+    }
+    json.append(",{\"node\":\"h1\",\"fits\":true,\"reason\":\"fits\",\"gpus\":[]}]}");
+    Explanation e = parse(json.toString());
+    List<String> grouped = ExplainView.render(e, Style.PLAIN).lines().toList();
+    assertThat(grouped.get(0)).isEqualTo("Pod ml/x: fits on 1 of 6 nodes");
+    assertThat(grouped.get(2)).startsWith("g1, g2 +3 more (5 nodes)   no     full");
+    assertThat(grouped.get(3)).startsWith("h1                         yes    fits");
+    assertThat(ExplainView.render(e, Style.PLAIN, true).lines().filter(l -> l.startsWith("g")))
+        .hasSize(5);
+  }
+
+  @Test
   void saysWhatPreemptionWouldDoWhenNothingFits() {
     String out =
         ExplainView.render(
