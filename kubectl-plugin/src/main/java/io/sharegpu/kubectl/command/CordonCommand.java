@@ -5,6 +5,7 @@ import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.kubectl.report.CordonList;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -24,8 +25,11 @@ public final class CordonCommand extends KubeCommand {
   @Parameters(index = "0", paramLabel = "GPU-UUID", description = "The GPU (or MIG instance).")
   String uuid = "";
 
-  @Option(names = "--reason", paramLabel = "TEXT", description = "Why, e.g. \"Xid 79\".")
-  String reason = "";
+  @Option(
+      names = "--reason",
+      paramLabel = "TEXT",
+      description = "Why, e.g. \"Xid 79\"; replaces the reason of a GPU already cordoned.")
+  @Nullable String reason;
 
   @Option(
       names = "--dry-run",
@@ -34,12 +38,21 @@ public final class CordonCommand extends KubeCommand {
 
   @Override
   int run(KubernetesClient client) {
-    return cordon(client, uuid, reason, dryRun, this);
+    return cordon(client, uuid, reason, "", dryRun, this);
   }
 
-  /** Cordons {@code uuid}; shared with {@code drain}. Returns 0, or 1 when no GPUNode holds it. */
+  /**
+   * Cordons {@code uuid}; shared with {@code drain}. A GPU already cordoned keeps its entry unless
+   * {@code reason} is given and differs; a new entry takes {@code reason}, else {@code
+   * defaultReason}. Returns 0, or 1 when no GPUNode holds the GPU.
+   */
   static int cordon(
-      KubernetesClient client, String uuid, String reason, boolean dryRun, KubeCommand command) {
+      KubernetesClient client,
+      String uuid,
+      @Nullable String reason,
+      String defaultReason,
+      boolean dryRun,
+      KubeCommand command) {
     GPUNode node = GpuCordons.holding(client, uuid).orElse(null);
     if (node == null) {
       command.err().println("error: no GPUNode has a GPU with UUID " + uuid);
@@ -51,9 +64,10 @@ public final class CordonCommand extends KubeCommand {
             client,
             node,
             list ->
-                CordonList.cordonedWith(list, uuid, reason)
+                CordonList.contains(list, uuid)
+                        && (reason == null || CordonList.cordonedWith(list, uuid, reason))
                     ? list
-                    : CordonList.cordon(list, uuid, reason, now),
+                    : CordonList.cordon(list, uuid, reason == null ? defaultReason : reason, now),
             dryRun);
     String suffix = dryRun ? " (dry run)" : "";
     command

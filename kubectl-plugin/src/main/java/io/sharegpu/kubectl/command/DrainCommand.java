@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -36,8 +37,12 @@ public final class DrainCommand extends KubeCommand {
   @Parameters(index = "0", paramLabel = "GPU-UUID", description = "The GPU (or MIG instance).")
   String uuid = "";
 
-  @Option(names = "--reason", paramLabel = "TEXT", description = "Why, recorded with the cordon.")
-  String reason = "drained";
+  @Option(
+      names = "--reason",
+      paramLabel = "TEXT",
+      description =
+          "Why, recorded with the cordon (default: drained; a cordoned GPU keeps its own).")
+  @Nullable String reason;
 
   @Option(
       names = "--timeout",
@@ -55,7 +60,7 @@ public final class DrainCommand extends KubeCommand {
 
   @Override
   int run(KubernetesClient client) throws InterruptedException {
-    int cordoned = CordonCommand.cordon(client, uuid, reason, dryRun, this);
+    int cordoned = CordonCommand.cordon(client, uuid, reason, "drained", dryRun, this);
     if (cordoned != 0) {
       return cordoned;
     }

@@ -84,6 +84,10 @@ public final class ExplainCommand extends KubeCommand {
 
   @Override
   int run(KubernetesClient client) {
+    if (output != null && !output.equals("wide") && !output.equals("json")) {
+      err().println("error: --output must be wide or json, got " + output);
+      return 2;
+    }
     String ns = namespace != null ? namespace : orDefault(client.getNamespace());
     Pod p = client.pods().inNamespace(ns).withName(pod).get();
     if (p == null) {

@@ -196,6 +196,9 @@ class KubectlPluginE2E {
     assertThat(Instant.parse(cordons.get(0).getTime())).isBefore(Instant.now().plusSeconds(1));
     assertThat(plugin("nodes", N2).out().lines().toList().get(1)).endsWith("Cordoned");
     assertThat(plugin("cordon", gpu, "--reason", "Xid 79").out()).contains("already cordoned");
+    // without --reason a cordoned GPU keeps its reason
+    assertThat(plugin("cordon", gpu).out()).contains("already cordoned");
+    assertThat(cordons(N2).get(0).getReason()).isEqualTo("Xid 79");
 
     // three cordons of the same GPUNode at once: each update carries the resourceVersion it
     // read, the losers get 409 Conflict, read again and retry
@@ -292,6 +295,7 @@ class KubectlPluginE2E {
             .build());
     client.policy().v1().podDisruptionBudget().inNamespace(NS).resource(pdb).updateStatus();
 
+    assertThat(plugin("cordon", gpu, "--reason", "Xid 79").status()).isZero();
     Result dry = plugin("drain", gpu, "--dry-run");
     assertThat(dry.status()).isEqualTo(1);
     assertThat(dry.err()).contains("pod/" + NS + "/guarded: Cannot evict pod");
@@ -309,7 +313,11 @@ class KubectlPluginE2E {
                 + "/guarded: Cannot evict pod as it would violate the pod's disruption budget");
     assertThat(seconds).isBetween(3L, 20L);
     assertThat(deletionTimestamp(guarded)).isNull();
-    assertThat(cordons(N3)).extracting(GpuCordon::getUuid).contains(gpu);
+    // the drain kept the operator's reason
+    assertThat(cordons(N3))
+        .filteredOn(c -> gpu.equals(c.getUuid()))
+        .extracting(GpuCordon::getReason)
+        .containsExactly("Xid 79");
   }
 
   // ------------------------------------------------------------------------------------- explain
