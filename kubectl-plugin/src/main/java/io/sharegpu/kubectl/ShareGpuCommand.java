@@ -73,6 +73,12 @@ public final class ShareGpuCommand implements Runnable {
           commandLine.getErr().flush();
           return 1;
         });
+    if (args.length > 0 && args[0].equals("__complete")) {
+      Completion.complete(cli, java.util.Arrays.asList(args).subList(1, args.length))
+          .forEach(out::println);
+      out.flush();
+      return 0;
+    }
     int status = cli.execute(args);
     out.flush();
     err.flush();

@@ -63,6 +63,15 @@ class ShareGpuCommandTest {
   }
 
   @Test
+  void kubectlPluginCompletionAnswersCommandsOptionsAndOptionValues() {
+    assertThat(run("__complete", "c").out()).isEqualTo("cordon\ncompletion\n:4\n");
+    assertThat(run("__complete", "").out()).startsWith("nodes\npods\n").doesNotContain("__train");
+    assertThat(run("__complete", "nodes", "-o", "w").out()).isEqualTo("wide\n:4\n");
+    assertThat(run("__complete", "pods", "--kube").out()).isEqualTo("--kubeconfig\n:4\n");
+    assertThat(run("__complete", "completion", "z").out()).isEqualTo(":4\n");
+  }
+
+  @Test
   void wrongUsageExitsWithTwoAndSaysWhy() {
     Result r = run("cordon");
     assertThat(r.status()).isEqualTo(2);
