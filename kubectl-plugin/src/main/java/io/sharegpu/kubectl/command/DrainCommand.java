@@ -65,7 +65,7 @@ public final class DrainCommand extends KubeCommand {
       return cordoned;
     }
     Map<String, Pod> remaining = new LinkedHashMap<>();
-    for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
+    for (Pod pod : BoundPods.list(client, null)) {
       if (pod.getMetadata().getDeletionTimestamp() == null && onGpu(pod)) {
         remaining.put(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(), pod);
       }

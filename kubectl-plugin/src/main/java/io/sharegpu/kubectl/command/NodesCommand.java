@@ -38,7 +38,7 @@ public final class NodesCommand extends KubeCommand {
   int run(KubernetesClient client) {
     // the two lists travel and parse at the same time
     CompletableFuture<List<Pod>> podList =
-        CompletableFuture.supplyAsync(() -> client.pods().inAnyNamespace().list().getItems());
+        CompletableFuture.supplyAsync(() -> BoundPods.list(client, null));
     List<GPUNode> gpuNodes = client.resources(GPUNode.class).list().getItems();
     if (!names.isEmpty()) {
       gpuNodes = gpuNodes.stream().filter(n -> names.contains(n.getMetadata().getName())).toList();

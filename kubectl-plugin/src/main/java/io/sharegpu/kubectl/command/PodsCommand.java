@@ -43,8 +43,8 @@ public final class PodsCommand extends KubeCommand {
     String ns = namespace != null ? namespace : client.getNamespace();
     List<Pod> pods =
         allNamespaces
-            ? client.pods().inAnyNamespace().list().getItems()
-            : client.pods().inNamespace(ns == null ? "default" : ns).list().getItems();
+            ? BoundPods.list(client, null)
+            : BoundPods.list(client, ns == null ? "default" : ns);
     List<PodReport> report = Reports.pods(pods);
     switch (output) {
       case json -> out().print(Structured.json(report));

@@ -115,8 +115,8 @@ public final class TopCommand extends KubeCommand {
     String ns = namespace != null ? namespace : client.getNamespace();
     List<Pod> pods =
         allNamespaces
-            ? client.pods().inAnyNamespace().list().getItems()
-            : client.pods().inNamespace(ns == null ? "default" : ns).list().getItems();
+            ? BoundPods.list(client, null)
+            : BoundPods.list(client, ns == null ? "default" : ns);
     List<UsageRow> rows =
         io.sharegpu.kubectl.report.Usage.rows(samples, Reports.pods(pods)).stream()
             .filter(r -> allNamespaces || r.namespace().equals(ns == null ? "default" : ns))

@@ -53,7 +53,7 @@ public final class PodsView {
         row.add(style.bold(p.name()));
         row.add(c.container());
         row.add(p.node().isEmpty() ? "-" : p.node());
-        row.add(String.join(",", c.gpuUuids()));
+        row.add(gpus(c.gpuUuids(), wide));
         row.add(Bar.milli(c.shareMilli()));
         row.add(Bar.milli(c.limitMilli()));
         row.add(mib(c.memoryMib()));
@@ -66,6 +66,14 @@ public final class PodsView {
       }
     }
     return table.render();
+  }
+
+  /** Returns the UUIDs; beyond two, unless {@code wide}, the first two and {@code +N more}. */
+  static String gpus(List<String> uuids, boolean wide) {
+    if (wide || uuids.size() <= 2) {
+      return String.join(",", uuids);
+    }
+    return String.join(",", uuids.subList(0, 2)) + " +" + (uuids.size() - 2) + " more";
   }
 
   /** Returns {@code 10Gi} for 10240, {@code 1.5Gi} for 1536, {@code 500Mi} for 500, "-" for 0. */

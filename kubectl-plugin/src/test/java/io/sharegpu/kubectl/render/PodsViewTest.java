@@ -37,6 +37,14 @@ class PodsViewTest {
   }
 
   @Test
+  void manyGpusAreCountedUnlessWide() {
+    List<String> four = List.of("GPU-a", "GPU-b", "GPU-c", "GPU-d");
+    assertThat(PodsView.gpus(four, false)).isEqualTo("GPU-a,GPU-b +2 more");
+    assertThat(PodsView.gpus(four, true)).isEqualTo("GPU-a,GPU-b,GPU-c,GPU-d");
+    assertThat(PodsView.gpus(four.subList(0, 2), false)).isEqualTo("GPU-a,GPU-b");
+  }
+
+  @Test
   void withoutAllNamespacesThereIsNoNamespaceColumnAndWideAddsThePhase() {
     String out =
         PodsView.table(
