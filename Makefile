@@ -2,7 +2,7 @@
 MVN ?= ./mvnw -B -ntp
 BENCH_ARGS ?=
 
-.PHONY: build test unit e2e demo demo-keep demo-real bench-throughput bench-http cluster-build fmt images
+.PHONY: build test unit e2e demo demo-keep demo-real bench-throughput bench-http cluster-build fmt images plugin
 build:
 	$(MVN) -DskipTests package
 
@@ -51,3 +51,9 @@ IMAGES_ARGS ?=
 images:
 	$(MVN) -DskipTests package -pl scheduler-extender,sharepod-controller,admission-webhook,node-agent -am
 	images/build $(IMAGES_ARGS)
+
+## kubectl sharegpu: kubectl-plugin/target/kubectl-sharegpu (put that folder on PATH, then
+## `kubectl sharegpu nodes`), its krew archive and manifest (see kubectl-plugin/README.md).
+plugin:
+	$(MVN) -DskipTests package -pl api,kubectl-plugin -am
+	kubectl-plugin/krew/pack

@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.kubectl.render;
+
+import org.jspecify.annotations.NullMarked;

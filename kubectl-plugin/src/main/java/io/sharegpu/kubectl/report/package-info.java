@@ -1,0 +1,4 @@
+@NullMarked
+package io.sharegpu.kubectl.report;
+
+import org.jspecify.annotations.NullMarked;
