@@ -63,6 +63,11 @@ class SharePodControllerApplicationIT {
     assertThat(properties.namespaces()).containsExactly("apps");
     assertThat(properties.mpsPipeDirectory()).isEqualTo("/tmp/nvidia-mps");
     assertThat(properties.workers()).isEqualTo(1);
+    assertThat(properties.leaderElection().enabled()).isTrue();
+    assertThat(properties.leaderElection().leaseName()).isEqualTo("sharegpu-controller");
+    assertThat(properties.leaderElection().leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+    assertThat(properties.leaderElection().renewDeadline()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(properties.leaderElection().retryPeriod()).isEqualTo(Duration.ofSeconds(2));
   }
 
   @Test
@@ -83,7 +88,8 @@ class SharePodControllerApplicationIT {
     assertThat(metrics.statusCode()).isEqualTo(200);
     assertThat(metrics.body())
         .contains("sharegpu_controller_pod_creations_total")
-        .contains("sharegpu_controller_queue_depth");
+        .contains("sharegpu_controller_queue_depth")
+        .containsPattern("(?m)^sharegpu_controller_leader\\{[^}]*\\} 1\\.0$");
     assertThat(get("/actuator/health/liveness").statusCode()).isEqualTo(200);
   }
 
