@@ -22,14 +22,18 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The whole application against fabric8's CRUD mock API server: configuration binding, the
- * controller lifecycle, readiness and the Prometheus endpoint.
+ * controller lifecycle, readiness and the Prometheus endpoint. The context is closed with the
+ * class: left running after the mock server stops, its leader would lose the Lease and exit the
+ * test JVM, as a replica that loses the Lease does.
  */
 @EnableKubernetesMockClient(crud = true)
+@DirtiesContext
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {"sharegpu.controller.namespaces=apps, ,apps", "sharegpu.controller.workers=1"})
