@@ -80,6 +80,11 @@ app.kubernetes.io/component: {{ include "sharegpu.componentSlug" .component }}
 {{- default (printf "%s-bind" (include "sharegpu.componentName" (dict "root" . "component" "extender"))) .Values.extender.bindLeaseName }}
 {{- end }}
 
+{{/* Lease of the SharePod controller's leader election. */}}
+{{- define "sharegpu.controllerLease" -}}
+{{- default (include "sharegpu.componentName" (dict "root" . "component" "controller")) .Values.controller.leaderElection.leaseName }}
+{{- end }}
+
 {{/* Lease of the kube-scheduler leader election. */}}
 {{- define "sharegpu.schedulerLease" -}}
 {{- default (include "sharegpu.componentName" (dict "root" . "component" "scheduler")) .Values.scheduler.leaderElection.resourceName }}

@@ -551,7 +551,16 @@ class ChartInstallE2E {
     assertAllowed(sa, "create", "", "events", "team-a", null);
     assertAllowed(sa, "list", "", "events", null, null);
     assertAllowed(sa, "watch", "", "events", "team-a", null);
+    // leader election: its own Lease in the release namespace, as fabric8's elector uses it
+    assertAllowed(sa, "create", "coordination.k8s.io", "leases", NS, null);
+    assertAllowed(sa, "get", "coordination.k8s.io", "leases", NS, "sharegpu-controller");
+    assertAllowed(sa, "update", "coordination.k8s.io", "leases", NS, "sharegpu-controller");
+    assertAllowed(sa, "patch", "coordination.k8s.io", "leases", NS, "sharegpu-controller");
 
+    assertDenied(sa, "update", "coordination.k8s.io", "leases", NS, "sharegpu-extender-bind");
+    assertDenied(sa, "update", "coordination.k8s.io", "leases", NS, "sharegpu-scheduler");
+    assertDenied(sa, "delete", "coordination.k8s.io", "leases", NS, "sharegpu-controller");
+    assertDenied(sa, "create", "coordination.k8s.io", "leases", "team-a", null);
     assertDenied(sa, "update", "sharegpu.io", "sharepods", "team-a", null);
     assertDenied(sa, "delete", "sharegpu.io", "sharepods", "team-a", null);
     assertDenied(sa, "patch", "", "pods", "team-a", null);

@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -313,7 +314,8 @@ class ChartTemplateTest {
     // HA: PDBs keep one replica of each control-plane component through drains
     assertThat(chart.all(PodDisruptionBudget.class))
         .extracting(p -> p.getMetadata().getName())
-        .contains("sharegpu-extender", "sharegpu-scheduler", "sharegpu-webhook");
+        .contains(
+            "sharegpu-extender", "sharegpu-scheduler", "sharegpu-webhook", "sharegpu-controller");
     assertThat(chart.deployment("scheduler").getSpec().getReplicas()).isEqualTo(2);
     assertThat(
             chart.get(ConfigMap.class, "sharegpu-scheduler").getData().get("scheduler-config.yaml"))
@@ -329,6 +331,111 @@ class ChartTemplateTest {
                 .getPodAntiAffinity()
                 .getRequiredDuringSchedulingIgnoredDuringExecution())
         .hasSize(1);
+  }
+
+  @Test
+  void controllerRunsTwoReplicasThatElectALeaderThroughALease() {
+    RenderedChart chart = render();
+    Deployment controller = chart.deployment("controller");
+    assertThat(controller.getSpec().getReplicas()).isEqualTo(2);
+    // a new pod is a ready follower before an old one stops; the old leader releases the Lease
+    assertThat(controller.getSpec().getStrategy().getType()).isEqualTo("RollingUpdate");
+    assertThat(
+            controller.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal())
+        .isZero();
+    Map<String, EnvVar> env = env(container(controller));
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_ENABLED").getValue()).isEqualTo("true");
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_LEASENAME").getValue())
+        .isEqualTo("sharegpu-controller");
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_NAMESPACE").getValue())
+        .isEqualTo(NAMESPACE);
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_LEASEDURATION").getValue())
+        .isEqualTo("15s");
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_RENEWDEADLINE").getValue())
+        .isEqualTo("10s");
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_RETRYPERIOD").getValue())
+        .isEqualTo("2s");
+
+    // namespaced: create any Lease (RBAC cannot name what is created), read and renew its own only
+    Role role = chart.get(Role.class, "sharegpu-controller");
+    assertThat(role.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+    assertThat(role.getRules()).hasSize(2);
+    assertThat(role.getRules())
+        .allSatisfy(
+            r -> {
+              assertThat(r.getApiGroups()).containsExactly("coordination.k8s.io");
+              assertThat(r.getResources()).containsExactly("leases");
+            });
+    assertThat(role.getRules())
+        .anySatisfy(
+            r -> {
+              assertThat(r.getVerbs()).containsExactly("create");
+              assertThat(r.getResourceNames()).isEmpty();
+            })
+        .anySatisfy(
+            r -> {
+              assertThat(r.getVerbs()).containsExactly("get", "update", "patch");
+              assertThat(r.getResourceNames()).containsExactly("sharegpu-controller");
+            });
+    RoleBinding binding = chart.get(RoleBinding.class, "sharegpu-controller");
+    assertThat(binding.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+    assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
+    assertThat(binding.getRoleRef().getName()).isEqualTo("sharegpu-controller");
+    assertThat(binding.getSubjects())
+        .singleElement()
+        .satisfies(
+            subject -> {
+              assertThat(subject.getKind()).isEqualTo("ServiceAccount");
+              assertThat(subject.getName()).isEqualTo("sharegpu-controller");
+              assertThat(subject.getNamespace()).isEqualTo(NAMESPACE);
+            });
+    PodDisruptionBudget pdb = chart.get(PodDisruptionBudget.class, "sharegpu-controller");
+    assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+    assertThat(pdb.getSpec().getSelector().getMatchLabels())
+        .containsEntry("app.kubernetes.io/component", "controller");
+  }
+
+  @Test
+  void controllerLeaseSettingsAreValues() {
+    RenderedChart chart =
+        render(
+            List.of(),
+            sets(
+                "controller.leaderElection.leaseName", "my-lease",
+                "controller.leaderElection.leaseDuration", "30s",
+                "controller.leaderElection.renewDeadline", "20s",
+                "controller.leaderElection.retryPeriod", "4s"));
+    Map<String, EnvVar> env = env(container(chart.deployment("controller")));
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_LEASENAME").getValue())
+        .isEqualTo("my-lease");
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_LEASEDURATION").getValue())
+        .isEqualTo("30s");
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_RENEWDEADLINE").getValue())
+        .isEqualTo("20s");
+    assertThat(env.get("SHAREGPU_CONTROLLER_LEADERELECTION_RETRYPERIOD").getValue())
+        .isEqualTo("4s");
+    assertThat(chart.get(Role.class, "sharegpu-controller").getRules())
+        .anySatisfy(r -> assertThat(r.getResourceNames()).containsExactly("my-lease"));
+    assertThatThrownBy(
+            () -> render(List.of(), sets("controller.leaderElection.leaseDuration", "15")))
+        .hasMessageContaining("/controller/leaderElection/leaseDuration");
+  }
+
+  @Test
+  void controllerWithoutLeaderElectionRunsOneReplicaAtATime() {
+    RenderedChart chart =
+        render(
+            List.of(), sets("controller.leaderElection.enabled", false, "controller.replicas", 1));
+    Deployment controller = chart.deployment("controller");
+    assertThat(controller.getSpec().getStrategy().getType()).isEqualTo("Recreate");
+    assertThat(
+            env(container(controller)).get("SHAREGPU_CONTROLLER_LEADERELECTION_ENABLED").getValue())
+        .isEqualTo("false");
+    assertThat(chart.all(Role.class))
+        .extracting(r -> r.getMetadata().getName())
+        .doesNotContain("sharegpu-controller");
+    assertThatThrownBy(() -> render(List.of(), sets("controller.leaderElection.enabled", false)))
+        .hasMessageContaining("controller.replicas > 1 needs controller.leaderElection.enabled");
   }
 
   @Test

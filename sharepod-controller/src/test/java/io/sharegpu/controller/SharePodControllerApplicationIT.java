@@ -22,14 +22,18 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The whole application against fabric8's CRUD mock API server: configuration binding, the
- * controller lifecycle, readiness and the Prometheus endpoint.
+ * controller lifecycle, readiness and the Prometheus endpoint. The context is closed with the
+ * class: left running after the mock server stops, its leader would lose the Lease and exit the
+ * test JVM, as a replica that loses the Lease does.
  */
 @EnableKubernetesMockClient(crud = true)
+@DirtiesContext
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {"sharegpu.controller.namespaces=apps, ,apps", "sharegpu.controller.workers=1"})
@@ -63,6 +67,11 @@ class SharePodControllerApplicationIT {
     assertThat(properties.namespaces()).containsExactly("apps");
     assertThat(properties.mpsPipeDirectory()).isEqualTo("/tmp/nvidia-mps");
     assertThat(properties.workers()).isEqualTo(1);
+    assertThat(properties.leaderElection().enabled()).isTrue();
+    assertThat(properties.leaderElection().leaseName()).isEqualTo("sharegpu-controller");
+    assertThat(properties.leaderElection().leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+    assertThat(properties.leaderElection().renewDeadline()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(properties.leaderElection().retryPeriod()).isEqualTo(Duration.ofSeconds(2));
   }
 
   @Test
@@ -83,7 +92,8 @@ class SharePodControllerApplicationIT {
     assertThat(metrics.statusCode()).isEqualTo(200);
     assertThat(metrics.body())
         .contains("sharegpu_controller_pod_creations_total")
-        .contains("sharegpu_controller_queue_depth");
+        .contains("sharegpu_controller_queue_depth")
+        .containsPattern("(?m)^sharegpu_controller_leader\\{[^}]*\\} 1\\.0$");
     assertThat(get("/actuator/health/liveness").statusCode()).isEqualTo(200);
   }
 

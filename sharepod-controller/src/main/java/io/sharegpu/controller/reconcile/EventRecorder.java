@@ -29,14 +29,21 @@ final class EventRecorder {
   private final Clock clock;
   private final String instance;
   private final AtomicLong sequence = new AtomicLong();
+  private final WriteGuard guard;
 
-  EventRecorder(KubernetesClient client, Clock clock, String instance) {
+  EventRecorder(KubernetesClient client, Clock clock, String instance, WriteGuard guard) {
     this.client = client;
+    this.guard = guard;
     this.clock = clock;
     this.instance = instance;
   }
 
+  /** Records {@code event} on {@code sharePod}; nothing when this replica may not write. */
   void record(SharePod sharePod, SharePodEvent event) {
+    if (!guard.mayWrite()) {
+      log.debug("not the leader: Event {} not recorded", event.reason());
+      return;
+    }
     String name = sharePod.getMetadata().getName();
     String namespace = sharePod.getMetadata().getNamespace();
     String now =

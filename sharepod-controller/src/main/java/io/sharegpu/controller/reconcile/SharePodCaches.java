@@ -112,6 +112,14 @@ final class SharePodCaches {
         .toList();
   }
 
+  /** Returns the keys of every SharePod in the cache. */
+  List<ResourceKey> sharePodKeys() {
+    return sharePods.stream()
+        .flatMap(i -> i.getIndexer().list().stream())
+        .map(ResourceKey::of)
+        .toList();
+  }
+
   boolean synced() {
     return Stream.of(
             sharePods.stream(), pods.stream(), preemptedEvents.stream(), Stream.of(gpuNodes))

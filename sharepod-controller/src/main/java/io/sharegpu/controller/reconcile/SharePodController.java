@@ -33,6 +33,11 @@ import org.slf4j.LoggerFactory;
  * {@link SharePodReconciler}. Workers start once every informer has synced, so no decision is made
  * on a partial cache (this is also what readiness reports). Not restartable: {@link #start} once,
  * {@link #stop} once.
+ *
+ * <p>With leader election the informers start at once ({@link #startInformers}) and the workers
+ * only when this replica becomes the leader ({@link #startWorkers}): a follower keeps its caches
+ * warm and its queue filled, so that it takes over without a fresh list. Every write is checked
+ * against the {@link WriteGuard}; {@link #stopWorkers} stops reconciling when the Lease is lost.
  */
 public final class SharePodController {
 
@@ -46,10 +51,14 @@ public final class SharePodController {
   private final Clock clock;
   private final MeterRegistry meters;
   private final ReconcileQueue queue;
+  private final WriteGuard guard;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private @Nullable SharePodCaches caches;
+  private @Nullable SharePodReconciler reconciler;
   private volatile boolean running;
+  private volatile boolean reconciling;
+  private boolean workersStarted;
   private boolean eventFieldSelector = true;
 
   /**
@@ -65,6 +74,24 @@ public final class SharePodController {
       Duration resync,
       Clock clock,
       MeterRegistry meters) {
+    this(client, settings, namespaces, workers, resync, clock, meters, WriteGuard.ALWAYS);
+  }
+
+  /**
+   * @param namespaces namespaces to watch; empty means all
+   * @param workers reconciling threads (a key is never reconciled by two at once)
+   * @param resync how often every SharePod is reconciled even without events
+   * @param guard checked before every write (the leader's fence)
+   */
+  public SharePodController(
+      KubernetesClient client,
+      PodSettings settings,
+      List<String> namespaces,
+      int workers,
+      Duration resync,
+      Clock clock,
+      MeterRegistry meters,
+      WriteGuard guard) {
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be >= 1, got " + workers);
     }
@@ -75,6 +102,7 @@ public final class SharePodController {
     this.resync = resync;
     this.clock = clock;
     this.meters = meters;
+    this.guard = guard;
     this.queue = new ReconcileQueue(Duration.ofMillis(250), Duration.ofMinutes(2));
   }
 
@@ -93,8 +121,16 @@ public final class SharePodController {
         .runnableInformer(resyncMillis);
   }
 
-  /** Starts the informers and the workers; returns at once. */
+  /** Starts the informers and the workers (a single replica, no election); returns at once. */
   public synchronized void start() {
+    startInformers();
+    startWorkers();
+  }
+
+  /**
+   * Starts the informers (their events fill the queue, nobody takes from it yet); returns at once.
+   */
+  public synchronized void startInformers() {
     if (running) {
       return;
     }
@@ -146,14 +182,15 @@ public final class SharePodController {
     informers.addAll(eventInformers);
     informers.add(gpuNodes);
 
-    SharePodReconciler reconciler =
+    reconciler =
         new SharePodReconciler(
             client,
             ready,
             settings,
-            new EventRecorder(client, clock, instanceName()),
+            new EventRecorder(client, clock, instanceName(), guard),
             clock,
-            meters);
+            meters,
+            guard);
     Gauge.builder("sharegpu.controller.queue.depth", queue, ReconcileQueue::depth)
         .description("SharePod keys waiting to be reconciled")
         .register(meters);
@@ -165,17 +202,58 @@ public final class SharePodController {
           });
       informer.start();
     }
+    log.info(
+        "SharePod controller started: namespaces {}, scheduler {}",
+        namespaces.isEmpty() ? "(all)" : namespaces,
+        settings.schedulerName());
+  }
+
+  /**
+   * Starts the workers (this replica reconciles from now on); they take keys once every informer
+   * has synced. Every SharePod in the cache is queued again: a new leader reconciles them all,
+   * whatever its predecessor left half done. Call after {@link #startInformers}; at most once.
+   */
+  public synchronized void startWorkers() {
+    SharePodReconciler r = reconciler;
+    SharePodCaches ready = caches;
+    if (!running || workersStarted || r == null || ready == null) {
+      return;
+    }
+    workersStarted = true;
+    reconciling = true;
     for (int i = 0; i < workers; i++) {
-      Thread thread = new Thread(() -> work(reconciler, ready), "sharepod-worker-" + i);
+      Thread thread = new Thread(() -> work(r, ready), "sharepod-worker-" + i);
       thread.setDaemon(true);
       threads.add(thread);
       thread.start();
     }
-    log.info(
-        "SharePod controller started: namespaces {}, scheduler {}, {} workers",
-        namespaces.isEmpty() ? "(all)" : namespaces,
-        settings.schedulerName(),
-        workers);
+    Thread requeue =
+        new Thread(
+            () -> {
+              try {
+                while (running && !ready.synced()) {
+                  Thread.sleep(100);
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+              }
+              ready.sharePodKeys().forEach(queue::add);
+            },
+            "sharepod-requeue-all");
+    requeue.setDaemon(true);
+    requeue.start();
+    log.info("reconciling with {} workers", workers);
+  }
+
+  /**
+   * Stops the workers at once (the Lease is lost): nothing more is taken from the queue; a worker
+   * in the middle of a reconcile is interrupted and its next write is refused by the guard.
+   */
+  public synchronized void stopWorkers() {
+    reconciling = false;
+    queue.shutDown();
+    threads.forEach(Thread::interrupt);
   }
 
   /** Stops the workers and the informers. */
@@ -184,6 +262,7 @@ public final class SharePodController {
       return;
     }
     running = false;
+    reconciling = false;
     queue.shutDown();
     threads.forEach(Thread::interrupt);
     informers.forEach(SharedIndexInformer::stop);
@@ -208,6 +287,11 @@ public final class SharePodController {
     return running;
   }
 
+  /** Returns true while the workers run (this replica is the leader, or there is no election). */
+  public boolean isReconciling() {
+    return reconciling;
+  }
+
   private void work(SharePodReconciler reconciler, SharePodCaches ready) {
     Timer timer =
         Timer.builder("sharegpu.controller.reconcile")
@@ -217,7 +301,7 @@ public final class SharePodController {
       while (running && !ready.synced()) {
         Thread.sleep(100); // start-up only: never decide on a partial cache
       }
-      while (running) {
+      while (running && reconciling) {
         Optional<ResourceKey> next = queue.take();
         if (next.isEmpty()) {
           return;
@@ -232,6 +316,11 @@ public final class SharePodController {
             result = "requeue";
             queue.addAfter(key, again.get());
           }
+        } catch (NotLeaderException e) {
+          // the Lease may be lost: stop here; if it was only late, the key comes back
+          result = "not-leader";
+          queue.addRateLimited(key);
+          log.debug("{}", e.getMessage());
         } catch (KubernetesClientException e) {
           Duration backoff = queue.addRateLimited(key);
           if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {

@@ -68,6 +68,7 @@ public final class SharePodReconciler {
   private final EventRecorder events;
   private final Clock clock;
   private final Counter podsCreated;
+  private final WriteGuard guard;
 
   SharePodReconciler(
       KubernetesClient client,
@@ -75,8 +76,10 @@ public final class SharePodReconciler {
       PodSettings settings,
       EventRecorder events,
       Clock clock,
-      MeterRegistry meters) {
+      MeterRegistry meters,
+      WriteGuard guard) {
     this.client = client;
+    this.guard = guard;
     this.caches = caches;
     this.settings = settings;
     this.events = events;
@@ -126,6 +129,7 @@ public final class SharePodReconciler {
         && ours.getMetadata().getDeletionTimestamp() == null
         && isTerminal(ours)) {
       // the kubelet leaves an evicted pod Failed; the SharePod's next pod needs its name
+      checkMayWrite(key, "deleting pod " + key.name());
       client.pods().inNamespace(key.namespace()).resource(ours).lockResourceVersion().delete();
       log.info(
           "{}: deleted pod {} ({}), stopped by a disruption, to create it again",
@@ -138,6 +142,7 @@ public final class SharePodReconciler {
     if (pod == null
         && !SharePodStatuses.isFinal(before)
         && desired instanceof DesiredPod.Valid valid) {
+      checkMayWrite(key, "creating pod " + key.name());
       try {
         pod = client.pods().inNamespace(key.namespace()).resource(valid.pod()).create();
         podsCreated.increment();
@@ -266,6 +271,9 @@ public final class SharePodReconciler {
       update.setMetadata(new ObjectMetaBuilder(sharePod.getMetadata()).build());
       update.setSpec(sharePod.getSpec());
       update.setStatus(next);
+      checkMayWrite(
+          new ResourceKey(sharePod.getMetadata().getNamespace(), sharePod.getMetadata().getName()),
+          "writing the status");
       try {
         client
             .resources(SharePod.class)
@@ -294,6 +302,16 @@ public final class SharePodReconciler {
     }
     for (SharePodEvent event : all) {
       events.record(sharePod, event);
+    }
+  }
+
+  /**
+   * Refuses a write unless this replica may make it (it holds the Lease): the reconcile ends and
+   * the worker requeues the key.
+   */
+  private void checkMayWrite(ResourceKey key, String write) {
+    if (!guard.mayWrite()) {
+      throw new NotLeaderException(key + ": not the leader, " + write + " skipped");
     }
   }
 
