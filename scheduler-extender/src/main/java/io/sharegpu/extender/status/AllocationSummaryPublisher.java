@@ -238,7 +238,8 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
       lastWrite.put(node, now);
       writes++;
       try {
-        client.resources(GPUNode.class).withName(node).status().patch(MERGE, s.mergePatch());
+        // a named stub, so that fabric8 sends the PATCH alone (withName(..) GETs the object first)
+        client.resource(named(node)).subresource("status").patch(MERGE, s.mergePatch());
         written.increment();
         done.add(node);
         log.debug("GPUNode {}: status.allocation {}", node, s);
@@ -272,5 +273,12 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
   @Override
   public void close() {
     loop.shutdownNow();
+  }
+
+  /** A GPUNode carrying only its name: the target of a patch. */
+  private static GPUNode named(String node) {
+    GPUNode g = new GPUNode();
+    g.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(node).build());
+    return g;
   }
 }

@@ -100,6 +100,9 @@ public final class FakeApiServer {
       case "/apis/sharegpu.io/v1alpha1/gpunodes" ->
           list(ex, query, "sharegpu.io/v1alpha1", "GPUNodeList", nodes, objects::gpuNode);
       case "/api/v1/pods" -> list(ex, query, "v1", "PodList", pods, objects::pod);
+      // the preempt verb's PodDisruptionBudget informer: none in the generated cluster
+      case "/apis/policy/v1/poddisruptionbudgets" ->
+          list(ex, query, "policy/v1", "PodDisruptionBudgetList", 0, i -> new Object());
       default -> notFound(ex, path);
     }
   }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GPUNodeSpec;
@@ -19,7 +20,9 @@ import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.cluster.ClusterView;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -99,6 +102,25 @@ class AllocationSummaryPublisherTest {
                   AllocationState.BOUND));
           return null;
         });
+  }
+
+  @Test
+  void eachWriteIsOnePatchOfTheStatusWithoutAGetFirst() throws InterruptedException {
+    while (server.takeRequest(200, TimeUnit.MILLISECONDS) != null) {
+      // drop the informers' lists and watches
+    }
+    assertThat(publisher.runOnce()).isEqualTo(2);
+
+    List<String> calls = new ArrayList<>();
+    RecordedRequest r;
+    while ((r = server.takeRequest(200, TimeUnit.MILLISECONDS)) != null) {
+      if (r.getPath().contains("/gpunodes/")) {
+        calls.add(r.getMethod() + " " + r.getPath());
+      }
+    }
+    assertThat(calls)
+        .hasSize(2)
+        .allMatch(c -> c.startsWith("PATCH ") && c.endsWith("/status"), "a PATCH of the status");
   }
 
   @Test
