@@ -650,7 +650,7 @@ class ChartRealNodeE2E {
                 dir.resolve("kubeconfig").toString(),
                 "get",
                 "--raw",
-                "/api/v1/namespaces/sharegpu-system/services/http:sharegpu-extender:8080/proxy/debug/allocations")
+                "/api/v1/namespaces/sharegpu-system/services/http:sharegpu-extender:management/proxy/debug/allocations")
             .start();
     String json = new String(get.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(get.waitFor(1, TimeUnit.MINUTES)).isTrue();
