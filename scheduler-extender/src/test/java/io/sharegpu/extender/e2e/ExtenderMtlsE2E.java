@@ -264,7 +264,7 @@ class ExtenderMtlsE2E {
         out.add("      caFile: " + pki.resolve("ca.crt"));
       }
     }
-    assertThat(out).anyMatch(l -> l.contains("tlsConfig:"));
+    assertThat(out).contains("    tlsConfig:");
     Path config = pki.resolve("scheduler-config.yaml");
     Files.write(config, out, StandardCharsets.UTF_8);
     return config;
