@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.ShareGpuResources;
@@ -48,9 +49,11 @@ import org.junit.jupiter.api.io.TempDir;
  * on HTTPS requiring a client certificate from the CA and debug and actuator on a plain management
  * port; kube-scheduler's configuration names them in the extender's {@code tlsConfig}.
  *
- * <p>kube-scheduler binds a pod through the extender; a call to {@code /filter} or {@code /bind}
- * without a client certificate, or with one from the other CA, is refused; a verb on the management
- * port and a debug path on the verb port both answer 404.
+ * <p>Two replicas elect a bind leader; kube-scheduler calls the other one, which forwards the bind
+ * to the leader's verb port presenting its own certificate. kube-scheduler binds a pod that way
+ * (the follower counts a forwarded bind, the leader a bound one); a call to {@code /filter} or
+ * {@code /bind} without a client certificate, or with one from the other CA, is refused; a verb on
+ * the management port and a debug path on the verb port both answer 404.
  */
 class ExtenderMtlsE2E {
 
@@ -63,9 +66,18 @@ class ExtenderMtlsE2E {
 
   private static TestCluster cluster;
   private static KubernetesClient client;
+  private static final String LEASE = "mtls-e2e-bind";
+
+  /** The bind leader: binds forwarded to it arrive over mutual TLS. */
+  private static JavaApp leader;
+
+  /** The replica kube-scheduler calls; it is not the bind leader, so it forwards every bind. */
   private static JavaApp extender;
+
+  private static int leaderPort;
   private static int port;
   private static int managementPort;
+  private static int followerManagementPort;
 
   @BeforeAll
   static void startAll() throws Exception {
@@ -80,37 +92,60 @@ class ExtenderMtlsE2E {
     SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(1, 81559));
     SimulatedNodes.createGpuNode(
         client, NODE, List.of(new GpuStatus("GPU-" + NODE + "-0", 0, MODEL, 81559)));
-    port = Ports.free();
+    leaderPort = Ports.free();
     managementPort = Ports.free();
+    port = Ports.free();
+    followerManagementPort = Ports.free();
+    leader = startReplica("extender-mtls-leader", leaderPort, managementPort);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> ("https://127.0.0.1:" + leaderPort).equals(leaseHolder()));
+    extender = startReplica("extender-mtls-follower", port, followerManagementPort);
+    cluster.startScheduler("https://127.0.0.1:" + port, schedulerConfig());
+  }
+
+  /**
+   * An extender replica in the environment the chart's Deployment sets when extender.tls.enabled,
+   * electing the bind leader on {@link #LEASE}.
+   */
+  private static JavaApp startReplica(String name, int verbPort, int management) {
     Path jar =
         TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
-    // the environment the chart's extender Deployment sets when extender.tls.enabled
-    extender =
-        JavaApp.jar(jar)
-            .name("extender-mtls")
-            .args("--sharegpu.extender.policy=binpack")
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .env("SERVER_PORT", String.valueOf(port))
-            .env("SHAREGPU_EXTENDER_MANAGEMENTPORT", String.valueOf(managementPort))
-            .env("SERVER_SSL_BUNDLE", "extender")
-            .env("SERVER_SSL_CLIENTAUTH", "need")
-            .env(
-                "SPRING_SSL_BUNDLE_PEM_EXTENDER_KEYSTORE_CERTIFICATE",
-                pki.resolve("server.crt").toString())
-            .env(
-                "SPRING_SSL_BUNDLE_PEM_EXTENDER_KEYSTORE_PRIVATEKEY",
-                pki.resolve("server.key").toString())
-            .env(
-                "SPRING_SSL_BUNDLE_PEM_EXTENDER_TRUSTSTORE_CERTIFICATE",
-                pki.resolve("ca.crt").toString())
-            .env("SPRING_SSL_BUNDLE_PEM_EXTENDER_RELOADONUPDATE", "true")
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
-    cluster.startScheduler("https://127.0.0.1:" + port, schedulerConfig());
+    return JavaApp.jar(jar)
+        .name(name)
+        .args(
+            "--sharegpu.extender.policy=binpack",
+            "--sharegpu.extender.bind-lease.name=" + LEASE,
+            "--sharegpu.extender.bind-lease.namespace=" + NS,
+            "--sharegpu.extender.advertise-url=https://127.0.0.1:" + verbPort)
+        .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
+        .env("KUBECONFIG", cluster.kubeconfig().toString())
+        .env("SERVER_PORT", String.valueOf(verbPort))
+        .env("SHAREGPU_EXTENDER_MANAGEMENTPORT", String.valueOf(management))
+        .env("SERVER_SSL_BUNDLE", "extender")
+        .env("SERVER_SSL_CLIENTAUTH", "need")
+        .env(
+            "SPRING_SSL_BUNDLE_PEM_EXTENDER_KEYSTORE_CERTIFICATE",
+            pki.resolve("server.crt").toString())
+        .env(
+            "SPRING_SSL_BUNDLE_PEM_EXTENDER_KEYSTORE_PRIVATEKEY",
+            pki.resolve("server.key").toString())
+        .env(
+            "SPRING_SSL_BUNDLE_PEM_EXTENDER_TRUSTSTORE_CERTIFICATE",
+            pki.resolve("ca.crt").toString())
+        .env("SPRING_SSL_BUNDLE_PEM_EXTENDER_RELOADONUPDATE", "true")
+        .start()
+        .waitForHttp(
+            "http://127.0.0.1:" + management + "/actuator/health/readiness",
+            Duration.ofSeconds(120));
+  }
+
+  private static String leaseHolder() {
+    Lease lease = client.leases().inNamespace(NS).withName(LEASE).get();
+    return lease == null || lease.getSpec() == null
+        ? ""
+        : String.valueOf(lease.getSpec().getHolderIdentity());
   }
 
   @AfterAll
@@ -121,6 +156,9 @@ class ExtenderMtlsE2E {
     if (extender != null) {
       extender.stop();
     }
+    if (leader != null) {
+      leader.stop();
+    }
     if (client != null) {
       client.namespaces().withName(NS).delete();
       client.nodes().withName(NODE).delete();
@@ -129,13 +167,39 @@ class ExtenderMtlsE2E {
   }
 
   @Test
-  void kubeSchedulerBindsThroughMutualTls() {
+  void kubeSchedulerBindsThroughMutualTlsAndTheFollowerForwardsToTheLeaderOverMutualTls()
+      throws Exception {
     createPod("a");
     Awaitility.await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> NODE.equals(pod("a").getSpec().getNodeName()));
     assertThat(pod("a").getMetadata().getAnnotations())
         .containsEntry(ShareGpuAnnotations.ASSIGNED_GPUS, "GPU-" + NODE + "-0");
+    // kube-scheduler called the follower; the follower's certificate got it into the leader
+    assertThat(leaseHolder()).isEqualTo("https://127.0.0.1:" + leaderPort);
+    assertThat(
+            metric(
+                followerManagementPort,
+                "sharegpu_decisions_total{outcome=\"forwarded\",verb=\"bind\"}"))
+        .isGreaterThanOrEqualTo(1.0);
+    assertThat(metric(managementPort, "sharegpu_decisions_total{outcome=\"bound\",verb=\"bind\"}"))
+        .isGreaterThanOrEqualTo(1.0);
+  }
+
+  private static double metric(int management, String prefix) throws Exception {
+    String body =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + management + "/actuator/prometheus"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    return body.lines()
+        .filter(l -> l.startsWith(prefix + " "))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .findFirst()
+        .orElse(0.0);
   }
 
   @Test
