@@ -277,7 +277,7 @@ profiles:
 extenders:
   - urlPrefix: {{ include "sharegpu.extenderUrl" . }}
     {{- if .Values.extender.tls.enabled }}
-    # mutual TLS: kube-scheduler's client certificate, and the CA that signed the extender's
+    # mutual TLS: kube-scheduler's client certificate, and the CA of the extender's certificate
     tlsConfig:
       certFile: /etc/sharegpu/extender-client/tls.crt
       keyFile: /etc/sharegpu/extender-client/tls.key
