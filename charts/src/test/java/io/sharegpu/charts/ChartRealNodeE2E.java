@@ -181,7 +181,7 @@ class ChartRealNodeE2E {
                 .get()
                 .getSpec()
                 .getHolderIdentity();
-        String leaderIp = leader.replaceAll("^http://([^:]+):.*$", "$1");
+        String leaderIp = leader.replaceAll("^https?://([^:]+):.*$", "$1");
         Pod leaderPod =
             client.pods().inNamespace("sharegpu-system").list().getItems().stream()
                 .filter(p -> leaderIp.equals(p.getStatus().getPodIP()))

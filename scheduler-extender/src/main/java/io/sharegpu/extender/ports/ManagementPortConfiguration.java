@@ -9,6 +9,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 
 /**
  * A second Tomcat connector on {@code sharegpu.extender.management-port} (plain HTTP, default 8081)
@@ -23,8 +24,22 @@ public class ManagementPortConfiguration {
 
   /** The management connector, bound when the web server starts. */
   @Bean
-  ManagementConnector managementConnector(ExtenderProperties props) {
+  ManagementConnector managementConnector(ExtenderProperties props, Environment env) {
+    requireDistinct(env.getProperty("server.port", Integer.class, 8080), props.managementPort());
     return new ManagementConnector(props.managementPort());
+  }
+
+  /**
+   * Refuses one port for both: the verbs and the management paths would then share a connector and
+   * every path would be routed as one of them. 0 (a free port each) is fine.
+   */
+  static void requireDistinct(int serverPort, int managementPort) {
+    if (managementPort != 0 && managementPort == serverPort) {
+      throw new IllegalStateException(
+          "sharegpu.extender.management-port and server.port are both "
+              + serverPort
+              + "; the verbs and /debug, /ui, /actuator need a port each");
+    }
   }
 
   @Bean

@@ -1,8 +1,10 @@
 package io.sharegpu.extender.ports;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -60,5 +62,14 @@ class PortRoutingTest {
 
     assertThat(chain.getRequest() != null).isEqualTo(passedOn);
     assertThat(response.getStatus()).isEqualTo(passedOn ? 200 : 404);
+  }
+
+  @Test
+  void refusesOnePortForTheVerbsAndTheManagementPaths() {
+    assertThatThrownBy(() -> ManagementPortConfiguration.requireDistinct(8081, 8081))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("8081");
+    ManagementPortConfiguration.requireDistinct(8080, 8081);
+    ManagementPortConfiguration.requireDistinct(0, 0);
   }
 }
