@@ -155,7 +155,7 @@ sleep 2   # let each container print its environment
 printf '\n== kubectl get pods -A -o wide\n'
 kc get pods -A -o wide
 mkdir -p "$dir/demo"
-kc get --raw "/api/v1/namespaces/sharegpu-system/services/http:sharegpu-extender:8080/proxy/debug/allocations" \
+kc get --raw "/api/v1/namespaces/sharegpu-system/services/http:sharegpu-extender:management/proxy/debug/allocations" \
   >"$dir/demo/allocations.json" || die "GET /debug/allocations through the API server's service proxy failed"
 kc get gpunodes.sharegpu.io -o json >"$dir/demo/gpunodes.json"
 kc get pods -A -o json >"$dir/demo/pods.json"

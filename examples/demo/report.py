@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints the demo's tables from the JSON files in a folder: pods.json, gpunodes.json,
-allocations.json (GET /debug/allocations) and events.json (FailedScheduling events).
+allocations.json (GET /debug/allocations on the extender's management port) and events.json (FailedScheduling events).
 
 Used by examples/demo/run.sh and examples/demo-real/run.sh:  python3 report.py FOLDER
 """

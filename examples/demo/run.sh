@@ -136,11 +136,12 @@ for attempt in $(seq 1 12); do
 done
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# start_app NAME JAR PORT: runs the jar with the demo's kubeconfig, its log in DIR/logs/NAME.log
+# start_app NAME JAR PORT [ARG...]: runs the jar with the demo's kubeconfig, its log in DIR/logs/NAME.log
 start_app() {
   local name=$1 jar=$2 port=$3
+  shift 3
   KUBECONFIG=$dir/kubeconfig setsid nohup java -Xmx512m -XX:TieredStopAtLevel=1 \
-    -Dsharegpu.demo.dir="$dir" -jar "$jar" --server.port="$port" --management.server.port="$port" \
+    -Dsharegpu.demo.dir="$dir" -jar "$jar" --server.port="$port" --management.server.port="$port" "$@" \
     </dev/null >"$dir/logs/$name.log" 2>&1 &
   echo $! >"$dir/pids/$name.pid"
 }
@@ -157,11 +158,18 @@ wait_ready() { # NAME PORT
 extender_port=$(free_port)
 controller_port=$(free_port)
 while [[ $controller_port == "$extender_port" ]]; do controller_port=$(free_port); done
+extender_management_port=$(free_port)
+while [[ $extender_management_port == "$extender_port" || $extender_management_port == "$controller_port" ]]; do
+  extender_management_port=$(free_port)
+done
+# the verbs (kube-scheduler's calls) and the extender's management port (/debug, /ui, /actuator)
 extender_url=http://127.0.0.1:$extender_port
+extender_management_url=http://127.0.0.1:$extender_management_port
 say "starting the scheduler extender and the SharePod controller"
-start_app scheduler-extender "$extender_jar" "$extender_port"
+start_app scheduler-extender "$extender_jar" "$extender_port" \
+  --sharegpu.extender.management-port="$extender_management_port"
 start_app sharepod-controller "$controller_jar" "$controller_port"
-wait_ready scheduler-extender "$extender_port"
+wait_ready scheduler-extender "$extender_management_port"
 wait_ready sharepod-controller "$controller_port"
 
 say "starting kube-scheduler (profile sharegpu-scheduler, extender $extender_url)"
@@ -248,8 +256,8 @@ done
 say "$settled pods bound or unschedulable ($((SECONDS - started)) s since the start)"
 
 # ---------------------------------------------------------------- report
-curl -sf --max-time 10 "$extender_url/debug/allocations" >"$dir/demo/allocations.json" ||
-  die "GET $extender_url/debug/allocations failed"
+curl -sf --max-time 10 "$extender_management_url/debug/allocations" >"$dir/demo/allocations.json" ||
+  die "GET $extender_management_url/debug/allocations failed"
 kc get gpunodes.sharegpu.io -o json >"$dir/demo/gpunodes.json"
 kc get pods -A -o json >"$dir/demo/pods.json"
 kc get events -A --field-selector reason=FailedScheduling -o json >"$dir/demo/events.json"
@@ -269,7 +277,7 @@ if [[ $keep == true ]]; then
 The demo keeps running in $dir:
   export KUBECONFIG=$dir/kubeconfig
   $bin/kubectl get shp,pods -A -o wide      # or: testcluster/kubectl --dir $dir get shp,pods -A
-  curl -s $extender_url/debug/allocations
+  curl -s $extender_management_url/debug/allocations
   logs: $dir/logs/   (scheduler-extender.log, sharepod-controller.log, kube-scheduler.log, ...)
 Stop it with:
   examples/demo/run.sh --stop $dir

@@ -43,6 +43,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -631,6 +632,22 @@ class ChartInstallE2E {
     Files.writeString(kubeconfig, tokenKubeconfig(token));
     String rendered =
         chart.get(ConfigMap.class, "sharegpu-scheduler").getData().get("scheduler-config.yaml");
+    // the extender's tlsConfig reads the client certificate Secret's files, mounted in the pod at
+    // /etc/sharegpu/extender-client: here, the rendered Secret written to a folder
+    Path clientTls = Files.createDirectories(tmp.resolve("extender-client"));
+    chart
+        .get(Secret.class, "sharegpu-scheduler-extender-client")
+        .getData()
+        .forEach(
+            (key, value) -> {
+              try {
+                Files.write(clientTls.resolve(key), Base64.getDecoder().decode(value));
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    assertThat(rendered).contains("certFile: /etc/sharegpu/extender-client/tls.crt");
+    rendered = rendered.replace("/etc/sharegpu/extender-client", clientTls.toString());
     Path config = tmp.resolve("scheduler-config.yaml");
     Files.writeString(config, rendered + "clientConnection:\n  kubeconfig: " + kubeconfig + "\n");
 
@@ -714,6 +731,19 @@ class ChartInstallE2E {
               "sghelm-sharegpu-node-agent");
       Secret before =
           client.secrets().inNamespace(namespace).withName("sghelm-sharegpu-webhook-tls").get();
+      Secret extenderBefore =
+          client.secrets().inNamespace(namespace).withName("sghelm-sharegpu-extender-tls").get();
+      Secret schedulerClientBefore =
+          client
+              .secrets()
+              .inNamespace(namespace)
+              .withName("sghelm-sharegpu-scheduler-extender-client")
+              .get();
+      assertThat(extenderBefore.getData().get("ca.crt"))
+          .isEqualTo(schedulerClientBefore.getData().get("ca.crt"));
+      assertThat(client.network().networkPolicies().inNamespace(namespace).list().getItems())
+          .extracting(p -> p.getMetadata().getName())
+          .containsExactlyInAnyOrder("sghelm-sharegpu-extender", "sghelm-sharegpu-webhook");
 
       Release upgraded =
           new Helm(RenderedChart.chartDir())
@@ -730,6 +760,23 @@ class ChartInstallE2E {
           client.secrets().inNamespace(namespace).withName("sghelm-sharegpu-webhook-tls").get();
       // lookup kept the generated certificate: running pods and the webhook's caBundle stay valid
       assertThat(after.getData()).isEqualTo(before.getData());
+      // and the extender's mutual TLS: kube-scheduler and the extender keep trusting each other
+      assertThat(
+              client
+                  .secrets()
+                  .inNamespace(namespace)
+                  .withName("sghelm-sharegpu-extender-tls")
+                  .get()
+                  .getData())
+          .isEqualTo(extenderBefore.getData());
+      assertThat(
+              client
+                  .secrets()
+                  .inNamespace(namespace)
+                  .withName("sghelm-sharegpu-scheduler-extender-client")
+                  .get()
+                  .getData())
+          .isEqualTo(schedulerClientBefore.getData());
       assertThat(
               client
                   .admissionRegistration()

@@ -181,7 +181,7 @@ class ChartRealNodeE2E {
                 .get()
                 .getSpec()
                 .getHolderIdentity();
-        String leaderIp = leader.replaceAll("^http://([^:]+):.*$", "$1");
+        String leaderIp = leader.replaceAll("^https?://([^:]+):.*$", "$1");
         Pod leaderPod =
             client.pods().inNamespace("sharegpu-system").list().getItems().stream()
                 .filter(p -> leaderIp.equals(p.getStatus().getPodIP()))
@@ -650,7 +650,7 @@ class ChartRealNodeE2E {
                 dir.resolve("kubeconfig").toString(),
                 "get",
                 "--raw",
-                "/api/v1/namespaces/sharegpu-system/services/http:sharegpu-extender:8080/proxy/debug/allocations")
+                "/api/v1/namespaces/sharegpu-system/services/http:sharegpu-extender:management/proxy/debug/allocations")
             .start();
     String json = new String(get.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(get.waitFor(1, TimeUnit.MINUTES)).isTrue();

@@ -22,6 +22,8 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -242,7 +244,7 @@ class ChartTemplateTest {
         .isEqualTo("sharegpu-scheduler");
     JsonNode extender = scheduler.at("/extenders/0");
     assertThat(extender.at("/urlPrefix").asText())
-        .isEqualTo("http://sharegpu-extender.sharegpu-system.svc:8080");
+        .isEqualTo("https://sharegpu-extender.sharegpu-system.svc:8443");
     assertThat(extender.at("/filterVerb").asText()).isEqualTo("filter");
     assertThat(extender.at("/preemptVerb").asText()).isEqualTo("preempt");
     assertThat(extender.at("/prioritizeVerb").asText()).isEqualTo("prioritize");
@@ -256,7 +258,8 @@ class ChartTemplateTest {
         .allMatch(v -> !v.asBoolean());
 
     Service service = chart.get(Service.class, "sharegpu-extender");
-    assertThat(service.getSpec().getPorts().get(0).getPort()).isEqualTo(8080);
+    assertThat(service.getSpec().getPorts().get(0).getName()).isEqualTo("verbs");
+    assertThat(service.getSpec().getPorts().get(0).getPort()).isEqualTo(8443);
     assertThat(service.getSpec().getSelector())
         .isEqualTo(chart.deployment("extender").getSpec().getSelector().getMatchLabels());
 
@@ -282,7 +285,7 @@ class ChartTemplateTest {
     assertThat(env.get("POD_IP").getValueFrom().getFieldRef().getFieldPath())
         .isEqualTo("status.podIP");
     assertThat(env.get("SHAREGPU_EXTENDER_ADVERTISE_URL").getValue())
-        .isEqualTo("http://$(POD_IP):8080");
+        .isEqualTo("https://$(POD_IP):8443");
     // POD_IP must come first for $(POD_IP) to expand
     List<String> order =
         container(extender).getEnv().stream().map(EnvVar::getName).collect(Collectors.toList());
@@ -709,6 +712,206 @@ class ChartTemplateTest {
       }
     }
     assertThat(render("minimal.yaml").find(ConfigMap.class, "sharegpu-dashboard")).isEmpty();
+  }
+
+  @Test
+  void extenderVerbsUseMutualTlsWithGeneratedCertificates() throws Exception {
+    RenderedChart chart = render();
+    CertificateFactory factory = CertificateFactory.getInstance("X.509");
+    Secret serving = chart.get(Secret.class, "sharegpu-extender-tls");
+    Secret client = chart.get(Secret.class, "sharegpu-scheduler-extender-client");
+    assertThat(client.getData().get("ca.crt")).isEqualTo(serving.getData().get("ca.crt"));
+    X509Certificate ca = certificate(factory, serving.getData().get("ca.crt"));
+    X509Certificate extenderCert = certificate(factory, serving.getData().get("tls.crt"));
+    X509Certificate schedulerCert = certificate(factory, client.getData().get("tls.crt"));
+    extenderCert.verify(ca.getPublicKey());
+    schedulerCert.verify(ca.getPublicKey());
+    assertThat(
+            extenderCert.getSubjectAlternativeNames().stream()
+                .map(san -> String.valueOf(san.get(1)))
+                .collect(Collectors.toList()))
+        .contains("sharegpu-extender.sharegpu-system.svc");
+    // the bind forwarder presents the extender's own certificate as a client
+    assertThat(extenderCert.getExtendedKeyUsage()).contains("1.3.6.1.5.5.7.3.2");
+    assertThat(schedulerCert.getExtendedKeyUsage()).contains("1.3.6.1.5.5.7.3.2");
+
+    JsonNode config =
+        new YAMLMapper()
+            .readTree(
+                chart
+                    .get(ConfigMap.class, "sharegpu-scheduler")
+                    .getData()
+                    .get("scheduler-config.yaml"))
+            .at("/extenders/0");
+    assertThat(config.at("/urlPrefix").asText()).startsWith("https://");
+    assertThat(config.at("/tlsConfig/certFile").asText())
+        .isEqualTo("/etc/sharegpu/extender-client/tls.crt");
+    assertThat(config.at("/tlsConfig/keyFile").asText())
+        .isEqualTo("/etc/sharegpu/extender-client/tls.key");
+    assertThat(config.at("/tlsConfig/caFile").asText())
+        .isEqualTo("/etc/sharegpu/extender-client/ca.crt");
+    assertThat(config.at("/tlsConfig/insecure").isMissingNode()).isTrue();
+
+    Deployment scheduler = chart.deployment("scheduler");
+    assertThat(secretVolume(scheduler, "/etc/sharegpu/extender-client"))
+        .isEqualTo("sharegpu-scheduler-extender-client");
+    assertThat(scheduler.getSpec().getTemplate().getMetadata().getAnnotations())
+        .containsKey("checksum/extender-tls");
+
+    Deployment extender = chart.deployment("extender");
+    Map<String, EnvVar> env = env(container(extender));
+    assertThat(env.get("SERVER_SSL_BUNDLE").getValue()).isEqualTo("extender");
+    assertThat(env.get("SERVER_SSL_CLIENTAUTH").getValue()).isEqualTo("need");
+    assertThat(env.get("SPRING_SSL_BUNDLE_PEM_EXTENDER_KEYSTORE_CERTIFICATE").getValue())
+        .isEqualTo("/etc/sharegpu/tls/tls.crt");
+    assertThat(env.get("SPRING_SSL_BUNDLE_PEM_EXTENDER_KEYSTORE_PRIVATEKEY").getValue())
+        .isEqualTo("/etc/sharegpu/tls/tls.key");
+    assertThat(env.get("SPRING_SSL_BUNDLE_PEM_EXTENDER_TRUSTSTORE_CERTIFICATE").getValue())
+        .isEqualTo("/etc/sharegpu/tls/ca.crt");
+    assertThat(env.get("SPRING_SSL_BUNDLE_PEM_EXTENDER_RELOADONUPDATE").getValue())
+        .isEqualTo("true");
+    assertThat(secretVolume(extender, "/etc/sharegpu/tls")).isEqualTo("sharegpu-extender-tls");
+    assertThat(extender.getSpec().getTemplate().getMetadata().getAnnotations())
+        .containsKey("checksum/tls");
+  }
+
+  @Test
+  void extenderTlsCanBeTurnedOffOrUseExistingSecrets() throws Exception {
+    RenderedChart plain = render(List.of(), sets("extender.tls.enabled", "false"));
+    JsonNode config =
+        new YAMLMapper()
+            .readTree(
+                plain
+                    .get(ConfigMap.class, "sharegpu-scheduler")
+                    .getData()
+                    .get("scheduler-config.yaml"))
+            .at("/extenders/0");
+    assertThat(config.at("/urlPrefix").asText())
+        .isEqualTo("http://sharegpu-extender.sharegpu-system.svc:8443");
+    assertThat(config.at("/tlsConfig").isMissingNode()).isTrue();
+    assertThat(plain.names()).noneMatch(n -> n.startsWith("Secret/sharegpu-extender"));
+    assertThat(env(container(plain.deployment("extender")))).doesNotContainKey("SERVER_SSL_BUNDLE");
+    assertThat(
+            env(container(plain.deployment("extender")))
+                .get("SHAREGPU_EXTENDER_ADVERTISE_URL")
+                .getValue())
+        .isEqualTo("http://$(POD_IP):8443");
+
+    RenderedChart own =
+        render(
+            List.of(),
+            sets(
+                "extender.tls.existingSecret", "my-extender-tls",
+                "extender.tls.existingClientSecret", "my-scheduler-client"));
+    assertThat(own.names())
+        .noneMatch(n -> n.startsWith("Secret/sharegpu-extender") || n.contains("extender-client"));
+    assertThat(secretVolume(own.deployment("extender"), "/etc/sharegpu/tls"))
+        .isEqualTo("my-extender-tls");
+    assertThat(secretVolume(own.deployment("scheduler"), "/etc/sharegpu/extender-client"))
+        .isEqualTo("my-scheduler-client");
+
+    assertThatThrownBy(
+            () -> render(List.of(), sets("extender.tls.existingSecret", "my-extender-tls")))
+        .hasMessageContaining("existingClientSecret");
+  }
+
+  @Test
+  void debugUiAndActuatorAreOnTheManagementPortOnly() {
+    RenderedChart chart = render();
+    Container extender = container(chart.deployment("extender"));
+    assertThat(extender.getPorts())
+        .extracting(p -> p.getName() + ":" + p.getContainerPort())
+        .containsExactly("verbs:8443", "management:8081");
+    for (var probe :
+        List.of(
+            extender.getStartupProbe(),
+            extender.getLivenessProbe(),
+            extender.getReadinessProbe())) {
+      assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("management");
+      assertThat(probe.getHttpGet().getPath()).startsWith("/actuator/health/");
+    }
+    Map<String, EnvVar> env = env(extender);
+    assertThat(env.get("SERVER_PORT").getValue()).isEqualTo("8443");
+    assertThat(env.get("SHAREGPU_EXTENDER_MANAGEMENTPORT").getValue()).isEqualTo("8081");
+    Service service = chart.get(Service.class, "sharegpu-extender");
+    assertThat(service.getSpec().getPorts())
+        .extracting(p -> p.getName() + ":" + p.getPort() + "->" + p.getTargetPort().getStrVal())
+        .containsExactly("verbs:8443->verbs", "management:8081->management");
+  }
+
+  @Test
+  void networkPoliciesAdmitOnlyTheSchedulerToTheVerbsAndTheApiServerToTheWebhook() {
+    RenderedChart chart = render();
+    NetworkPolicy extender = chart.get(NetworkPolicy.class, "sharegpu-extender");
+    assertThat(extender.getSpec().getPolicyTypes()).containsExactly("Ingress");
+    assertThat(extender.getSpec().getPodSelector().getMatchLabels())
+        .isEqualTo(chart.deployment("extender").getSpec().getSelector().getMatchLabels());
+    List<NetworkPolicyIngressRule> rules = extender.getSpec().getIngress();
+    assertThat(rules).hasSize(2);
+    assertThat(rules.get(0).getPorts().get(0).getPort().getStrVal()).isEqualTo("verbs");
+    assertThat(rules.get(0).getFrom())
+        .extracting(peer -> peer.getPodSelector().getMatchLabels())
+        .containsExactly(
+            chart.deployment("scheduler").getSpec().getSelector().getMatchLabels(),
+            chart.deployment("extender").getSpec().getSelector().getMatchLabels());
+    assertThat(rules.get(0).getFrom()).allMatch(peer -> peer.getNamespaceSelector() == null);
+    assertThat(rules.get(1).getPorts().get(0).getPort().getStrVal()).isEqualTo("management");
+    assertThat(rules.get(1).getFrom()).isNullOrEmpty();
+
+    NetworkPolicy webhook = chart.get(NetworkPolicy.class, "sharegpu-webhook");
+    assertThat(webhook.getSpec().getIngress())
+        .extracting(r -> r.getPorts().get(0).getPort().getStrVal())
+        .containsExactly("https", "management");
+
+    RenderedChart narrowed =
+        render(
+            List.of(),
+            sets(
+                "networkPolicy.managementFrom[0].namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name",
+                "monitoring",
+                "networkPolicy.webhookFrom[0].ipBlock.cidr",
+                "10.0.0.0/24"));
+    assertThat(
+            narrowed
+                .get(NetworkPolicy.class, "sharegpu-extender")
+                .getSpec()
+                .getIngress()
+                .get(1)
+                .getFrom()
+                .get(0)
+                .getNamespaceSelector()
+                .getMatchLabels())
+        .containsEntry("kubernetes.io/metadata.name", "monitoring");
+    assertThat(
+            narrowed
+                .get(NetworkPolicy.class, "sharegpu-webhook")
+                .getSpec()
+                .getIngress()
+                .get(0)
+                .getFrom()
+                .get(0)
+                .getIpBlock()
+                .getCidr())
+        .isEqualTo("10.0.0.0/24");
+
+    assertThat(render(List.of(), sets("networkPolicy.enabled", "false")).all(NetworkPolicy.class))
+        .isEmpty();
+  }
+
+  private static String secretVolume(Deployment deployment, String mountPath) {
+    PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+    String volume =
+        pod.getContainers().get(0).getVolumeMounts().stream()
+            .filter(m -> m.getMountPath().equals(mountPath))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no mount at " + mountPath))
+            .getName();
+    return pod.getVolumes().stream()
+        .filter(v -> v.getName().equals(volume))
+        .findFirst()
+        .orElseThrow()
+        .getSecret()
+        .getSecretName();
   }
 
   @Test

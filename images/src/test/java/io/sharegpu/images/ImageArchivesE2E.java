@@ -198,17 +198,20 @@ class ImageArchivesE2E {
     TestCluster cluster = TestCluster.shared();
     cluster.applyCrds(ROOT.resolve("charts/sharegpu/crds"));
     int port = Ports.free();
+    int managementPort = Ports.free();
     Path kubeconfig = readable(cluster.kubeconfig());
     try (RuncContainer extender =
         RuncContainer.of(
             IMAGES.get("scheduler-extender"),
             work,
-            List.of("--server.port=" + port),
+            List.of(
+                "--server.port=" + port, "--sharegpu.extender.management-port=" + managementPort),
             Map.of("KUBECONFIG", "/etc/sharegpu/kubeconfig"),
             Map.of(kubeconfig, "/etc/sharegpu/kubeconfig"))) {
       extender.start();
       HttpClient http = HttpClient.newHttpClient();
-      URI readiness = URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness");
+      URI readiness =
+          URI.create("http://127.0.0.1:" + managementPort + "/actuator/health/readiness");
       await()
           .atMost(2, TimeUnit.MINUTES)
           .pollInterval(Duration.ofMillis(500))

@@ -9,6 +9,7 @@ import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.extender.bind.BindForwarder;
 import io.sharegpu.extender.bind.BindLeadership;
 import io.sharegpu.extender.bind.BindRouter;
+import io.sharegpu.extender.bind.PeerTls;
 import io.sharegpu.extender.bind.PodBinder;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
@@ -19,14 +20,20 @@ import io.sharegpu.extender.requeue.WaitingPods;
 import io.sharegpu.extender.status.AllocationSummaryPublisher;
 import io.sharegpu.extender.web.ExtenderHandler;
 import io.sharegpu.extender.web.WireCodec;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /** Wires the extender: client, policy, cluster view, binder, protocol handler. */
 @Configuration(proxyBeanMethods = false)
@@ -163,9 +170,37 @@ public class ExtenderConfiguration {
     return l;
   }
 
+  /**
+   * Forwards binds to the leader. When the verb port serves the SSL bundle named by {@code
+   * server.ssl.bundle}, the forwarder presents that bundle's certificate and trusts its CA, and
+   * follows the bundle when Boot reloads it ({@code reload-on-update}).
+   */
   @Bean
-  BindForwarder bindForwarder() {
-    return new BindForwarder(Duration.ofSeconds(2), Duration.ofSeconds(15));
+  BindForwarder bindForwarder(Environment env, ObjectProvider<SslBundles> bundles) {
+    BindForwarder forwarder = new BindForwarder(Duration.ofSeconds(2), Duration.ofSeconds(15));
+    String bundleName = env.getProperty("server.ssl.bundle", "");
+    boolean sslEnabled = env.getProperty("server.ssl.enabled", Boolean.class, true);
+    SslBundles registry = bundles.getIfAvailable();
+    if (bundleName.isEmpty() || !sslEnabled || registry == null) {
+      return forwarder;
+    }
+    forwarder.useTls(peerContext(registry.getBundle(bundleName)));
+    registry.addBundleUpdateHandler(
+        bundleName,
+        updated -> {
+          forwarder.useTls(peerContext(updated));
+          LOG.info("SSL bundle {} reloaded; forwarded binds use the new certificate", bundleName);
+        });
+    return forwarder;
+  }
+
+  private static SSLContext peerContext(SslBundle bundle) {
+    try {
+      return PeerTls.context(
+          bundle.getManagers().getKeyManagers(), bundle.getManagers().getTrustManagers());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot build the bind forwarder's TLS context", e);
+    }
   }
 
   @Bean

@@ -9,11 +9,21 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param policy placement policy name (see {@code PlacementPolicies.names()}); default sharegpu
  * @param reservationTtl how long a filter/prioritize reservation holds GPUs without a bind
  * @param bindLease Lease for bind leader election; empty name = every replica binds
- * @param advertiseUrl this replica's base URL, published as the Lease holder for forwarding
+ * @param advertiseUrl this replica's base URL, published as the Lease holder for forwarding: the
+ *     verb port ({@code https://} when {@code server.ssl} is set)
+ * @param managementPort port of {@code /debug}, {@code /ui} and {@code /actuator} (plain HTTP,
+ *     default 8081; 0 = a free one); the verbs stay on {@code server.port}
  */
 @ConfigurationProperties(prefix = "sharegpu.extender")
 public record ExtenderProperties(
-    String policy, Duration reservationTtl, BindLease bindLease, String advertiseUrl) {
+    String policy,
+    Duration reservationTtl,
+    BindLease bindLease,
+    String advertiseUrl,
+    Integer managementPort) {
+
+  /** The management port when none is configured. */
+  public static final int DEFAULT_MANAGEMENT_PORT = 8081;
 
   /** Defaults for every key left out. */
   public ExtenderProperties {
@@ -28,6 +38,13 @@ public record ExtenderProperties(
     }
     if (advertiseUrl == null) {
       advertiseUrl = "";
+    }
+    if (managementPort == null) {
+      managementPort = DEFAULT_MANAGEMENT_PORT;
+    }
+    if (managementPort < 0 || managementPort > 65535) {
+      throw new IllegalArgumentException(
+          "sharegpu.extender.management-port must be 0..65535, not " + managementPort);
     }
   }
 

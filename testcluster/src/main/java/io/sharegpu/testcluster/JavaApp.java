@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * is killed.
  *
  * <pre>{@code
- * JavaApp extender = JavaApp.jar(jar).name("extender").args("--server.port=" + port)
+ * JavaApp extender = JavaApp.jar(jar).name("extender")
+ *     .args("--server.port=" + port, "--sharegpu.extender.management-port=" + managementPort)
  *     .env("KUBECONFIG", cluster.kubeconfig().toString()).start()
- *     .waitForHttp("http://127.0.0.1:" + port + "/actuator/health", Duration.ofSeconds(60));
+ *     .waitForHttp("http://127.0.0.1:" + managementPort + "/actuator/health", Duration.ofSeconds(60));
  * }</pre>
  */
 public final class JavaApp implements AutoCloseable {

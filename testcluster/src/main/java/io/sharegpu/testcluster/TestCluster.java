@@ -146,6 +146,23 @@ public final class TestCluster {
         extenderUrl);
   }
 
+  /**
+   * Starts kube-scheduler from the KubeSchedulerConfiguration {@code config} (every extender {@code
+   * urlPrefix} in it replaced by {@code extenderUrl}, e.g. one with a {@code tlsConfig} for an
+   * extender over mutual TLS); returns once it is healthy.
+   */
+  public synchronized void startScheduler(String extenderUrl, Path config) {
+    ScriptCommand.run(
+        root.resolve("testcluster/start-scheduler"),
+        SCRIPT_TIMEOUT,
+        "--dir",
+        dir.toString(),
+        "--extender-url",
+        extenderUrl,
+        "--config",
+        config.toString());
+  }
+
   /** Stops kube-scheduler if it runs. */
   public synchronized void stopScheduler() {
     ScriptCommand.run(

@@ -85,7 +85,10 @@ public final class ExtenderHeapBench {
       long start = System.nanoTime();
       try (ConfigurableApplicationContext ctx =
           new SpringApplicationBuilder(SchedulerExtenderApplication.class)
-              .run("--server.port=0", "--spring.main.banner-mode=off")) {
+              .run(
+                  "--server.port=0",
+                  "--sharegpu.extender.management-port=0",
+                  "--spring.main.banner-mode=off")) {
         ClusterView view = ctx.getBean(ClusterView.class);
         long deadline = System.nanoTime() + Duration.ofMinutes(20).toNanos();
         while (!view.isReady()) {

@@ -62,6 +62,7 @@ class AllocationPageE2E {
   private static KubernetesClient client;
   private static JavaApp extender;
   private static int port;
+  private static int managementPort;
 
   @BeforeAll
   static void startAll() {
@@ -78,18 +79,23 @@ class AllocationPageE2E {
     gpuNode(H100, "NVIDIA H100 80GB HBM3", 4, 81559);
     gpuNode(T4, "Tesla T4", 2, 15360);
     port = Ports.free();
+    managementPort = Ports.free();
     Path jar =
         TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
         JavaApp.jar(jar)
             .name("extender-ui")
-            .args("--server.port=" + port, "--sharegpu.extender.policy=binpack")
+            .args(
+                "--server.port=" + port,
+                "--sharegpu.extender.management-port=" + managementPort,
+                "--sharegpu.extender.policy=binpack")
             .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
             .env("KUBECONFIG", cluster.kubeconfig().toString())
             .start()
             .waitForHttp(
-                "http://127.0.0.1:" + port + "/actuator/health/readiness", Duration.ofSeconds(120));
+                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
+                Duration.ofSeconds(120));
     cluster.startScheduler("http://127.0.0.1:" + port);
   }
 
@@ -149,7 +155,7 @@ class AllocationPageE2E {
         HttpClient.newHttpClient()
             .send(
                 HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/ui/api/allocations"))
+                        URI.create("http://127.0.0.1:" + managementPort + "/ui/api/allocations"))
                     .header("If-None-Match", etag)
                     .build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -157,7 +163,7 @@ class AllocationPageE2E {
 
     ChromeDriver driver = HeadlessChromium.start(1400, 1000);
     try {
-      driver.get("http://127.0.0.1:" + port + "/ui");
+      driver.get("http://127.0.0.1:" + managementPort + "/ui");
       WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
       wait.until(d -> d.findElements(By.cssSelector(".tile")).size() == 6);
       System.out.printf(
@@ -268,7 +274,7 @@ class AllocationPageE2E {
   private static HttpResponse<String> get(String path) throws Exception {
     return HttpClient.newHttpClient()
         .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path)).build(),
             HttpResponse.BodyHandlers.ofString());
   }
 

@@ -58,6 +58,7 @@ class ExtenderE2E {
   private static KubernetesClient client;
   private static JavaApp extender;
   private static int port;
+  private static int managementPort;
   private static final Map<String, GpuStatus> GPUS = new HashMap<>();
   private static final Map<String, String> GPU_NODE = new HashMap<>();
 
@@ -75,6 +76,7 @@ class ExtenderE2E {
     gpuNode("e2e-t4", "Tesla T4", 2, 15360, false);
     gpuNode("e2e-mig", "NVIDIA A100-SXM4-80GB MIG 3g.40gb", 2, 40192, true);
     port = Ports.free();
+    managementPort = Ports.free();
     extender = startExtender();
     cluster.startScheduler("http://127.0.0.1:" + port);
   }
@@ -102,12 +104,16 @@ class ExtenderE2E {
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     return JavaApp.jar(jar)
         .name("extender")
-        .args("--server.port=" + port, "--sharegpu.extender.policy=binpack")
+        .args(
+            "--server.port=" + port,
+            "--sharegpu.extender.management-port=" + managementPort,
+            "--sharegpu.extender.policy=binpack")
         .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
         .env("KUBECONFIG", cluster.kubeconfig().toString())
         .start()
         .waitForHttp(
-            "http://127.0.0.1:" + port + "/actuator/health/readiness", Duration.ofSeconds(120));
+            "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
+            Duration.ofSeconds(120));
   }
 
   // ---------------------------------------------------------------------------------- the steps
@@ -240,7 +246,8 @@ class ExtenderE2E {
             java.net.http.HttpClient.newHttpClient()
                 .send(
                     java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create("http://127.0.0.1:" + port + "/debug/allocations"))
+                            java.net.URI.create(
+                                "http://127.0.0.1:" + managementPort + "/debug/allocations"))
                         .build(),
                     java.net.http.HttpResponse.BodyHandlers.ofByteArray())
                 .body(),

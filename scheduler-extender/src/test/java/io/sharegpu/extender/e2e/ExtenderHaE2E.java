@@ -77,6 +77,8 @@ class ExtenderHaE2E {
   private static JavaApp b;
   private static int portA;
   private static int portB;
+  private static int managementA;
+  private static int managementB;
   private static HttpServer proxy;
   private static final AtomicInteger proxied = new AtomicInteger();
 
@@ -94,6 +96,8 @@ class ExtenderHaE2E {
     }
     portA = Ports.free();
     portB = Ports.free();
+    managementA = Ports.free();
+    managementB = Ports.free();
     a = startReplica("ha-a", portA);
     Awaitility.await()
         .atMost(Duration.ofSeconds(60))
@@ -222,6 +226,11 @@ class ExtenderHaE2E {
     return "http://127.0.0.1:" + port;
   }
 
+  /** The management port (debug, actuator) of the replica whose verb port is {@code port}. */
+  private static String managementUrl(int port) {
+    return "http://127.0.0.1:" + (port == portA ? managementA : managementB);
+  }
+
   private static String holder() {
     Lease l = client.leases().inNamespace(NS).withName(LEASE).get();
     return l == null || l.getSpec() == null ? "" : String.valueOf(l.getSpec().getHolderIdentity());
@@ -239,7 +248,8 @@ class ExtenderHaE2E {
     try {
       String body =
           HTTP.send(
-                  HttpRequest.newBuilder(URI.create(url(port) + "/actuator/prometheus")).build(),
+                  HttpRequest.newBuilder(URI.create(managementUrl(port) + "/actuator/prometheus"))
+                      .build(),
                   HttpResponse.BodyHandlers.ofString())
               .body();
       return body.lines()
@@ -263,6 +273,7 @@ class ExtenderHaE2E {
         .name("extender-" + name)
         .args(
             "--server.port=" + port,
+            "--sharegpu.extender.management-port=" + (port == portA ? managementA : managementB),
             "--sharegpu.extender.policy=binpack",
             "--sharegpu.extender.bind-lease.name=" + LEASE,
             "--sharegpu.extender.bind-lease.namespace=" + NS,
@@ -273,7 +284,7 @@ class ExtenderHaE2E {
         .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
         .env("KUBECONFIG", cluster.kubeconfig().toString())
         .start()
-        .waitForHttp(url(port) + "/actuator/health/readiness", Duration.ofSeconds(120));
+        .waitForHttp(managementUrl(port) + "/actuator/health/readiness", Duration.ofSeconds(120));
   }
 
   /**

@@ -57,6 +57,7 @@ class GpuCordonE2E {
   private static KubernetesClient client;
   private static JavaApp extender;
   private static int port;
+  private static int managementPort;
 
   @BeforeAll
   static void startAll() {
@@ -75,18 +76,23 @@ class GpuCordonE2E {
     SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(2, 81559));
     SimulatedNodes.createGpuNode(client, NODE, gpus);
     port = Ports.free();
+    managementPort = Ports.free();
     Path jar =
         TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
         JavaApp.jar(jar)
             .name("extender-cordon")
-            .args("--server.port=" + port, "--sharegpu.extender.policy=binpack")
+            .args(
+                "--server.port=" + port,
+                "--sharegpu.extender.management-port=" + managementPort,
+                "--sharegpu.extender.policy=binpack")
             .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
             .env("KUBECONFIG", cluster.kubeconfig().toString())
             .start()
             .waitForHttp(
-                "http://127.0.0.1:" + port + "/actuator/health/readiness", Duration.ofSeconds(120));
+                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
+                Duration.ofSeconds(120));
     cluster.startScheduler("http://127.0.0.1:" + port);
   }
 
@@ -259,7 +265,9 @@ class GpuCordonE2E {
                           client
                               .getHttpClient()
                               .newHttpRequestBuilder()
-                              .uri(URI.create("http://127.0.0.1:" + port + "/debug/gpus/" + uuid))
+                              .uri(
+                                  URI.create(
+                                      "http://127.0.0.1:" + managementPort + "/debug/gpus/" + uuid))
                               .build(),
                           String.class)
                       .get();

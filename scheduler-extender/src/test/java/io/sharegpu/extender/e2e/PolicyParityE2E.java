@@ -82,6 +82,7 @@ class PolicyParityE2E {
   private static KubernetesClient client;
   private static JavaApp extender;
   private static int port;
+  private static int managementPort;
 
   @BeforeAll
   static void startAll() {
@@ -106,6 +107,7 @@ class PolicyParityE2E {
           .create();
     }
     port = Ports.free();
+    managementPort = Ports.free();
     Path jar =
         TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
@@ -113,12 +115,13 @@ class PolicyParityE2E {
     extender =
         JavaApp.jar(jar)
             .name("extender-parity")
-            .args("--server.port=" + port)
+            .args("--server.port=" + port, "--sharegpu.extender.management-port=" + managementPort)
             .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
             .env("KUBECONFIG", cluster.kubeconfig().toString())
             .start()
             .waitForHttp(
-                "http://127.0.0.1:" + port + "/actuator/health/readiness", Duration.ofSeconds(120));
+                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
+                Duration.ofSeconds(120));
     Awaitility.await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(200))
@@ -271,7 +274,8 @@ class PolicyParityE2E {
     HttpResponse<String> r =
         HttpClient.newHttpClient()
             .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+                    .build(),
                 HttpResponse.BodyHandlers.ofString());
     return r.body();
   }

@@ -61,6 +61,7 @@ class PreemptionE2E {
   private static KubernetesClient client;
   private static JavaApp extender;
   private static int port;
+  private static int managementPort;
   private static Thread sampler;
   private static final AtomicBoolean sampling = new AtomicBoolean(true);
   private static final List<String> overCommits = Collections.synchronizedList(new ArrayList<>());
@@ -99,18 +100,20 @@ class PreemptionE2E {
         client, NODE, SimulatedNodes.capacity("64", "512Gi", 2000, 2 * 81559));
     SimulatedNodes.createGpuNode(client, NODE, gpus);
     port = Ports.free();
+    managementPort = Ports.free();
     Path jar =
         TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
         JavaApp.jar(jar)
             .name("extender")
-            .args("--server.port=" + port)
+            .args("--server.port=" + port, "--sharegpu.extender.management-port=" + managementPort)
             .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
             .env("KUBECONFIG", cluster.kubeconfig().toString())
             .start()
             .waitForHttp(
-                "http://127.0.0.1:" + port + "/actuator/health/readiness", Duration.ofSeconds(120));
+                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
+                Duration.ofSeconds(120));
     cluster.startScheduler("http://127.0.0.1:" + port);
     sampler = new Thread(PreemptionE2E::sample, "over-commit-sampler");
     sampler.setDaemon(true);
@@ -281,7 +284,8 @@ class PreemptionE2E {
     HttpResponse<String> r =
         HttpClient.newHttpClient()
             .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+                    .build(),
                 HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return r.body();

@@ -71,15 +71,18 @@ class SharePodRealExtenderE2E {
         .create();
     createGpuNode();
     int extenderPort = Ports.free();
+    int extenderManagementPort = Ports.free();
     extender =
         JavaApp.jar(EXTENDER_JAR)
             .name("scheduler-extender")
-            .args("--server.port=" + extenderPort)
+            .args(
+                "--server.port=" + extenderPort,
+                "--sharegpu.extender.management-port=" + extenderManagementPort)
             .jvmOptions("-XX:TieredStopAtLevel=1", "-Xmx256m")
             .env("KUBECONFIG", cluster.kubeconfig().toString())
             .start()
             .waitForHttp(
-                "http://127.0.0.1:" + extenderPort + "/actuator/health/readiness",
+                "http://127.0.0.1:" + extenderManagementPort + "/actuator/health/readiness",
                 Duration.ofSeconds(120));
     cluster.startScheduler("http://127.0.0.1:" + extenderPort);
     int controllerPort = Ports.free();
