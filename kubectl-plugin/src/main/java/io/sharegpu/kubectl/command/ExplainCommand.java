@@ -70,9 +70,9 @@ public final class ExplainCommand extends KubeCommand {
   @Option(
       names = "--extender-port",
       paramLabel = "PORT",
-      defaultValue = "http",
+      defaultValue = "management",
       description = "Port name (or number) of the extender's Service (default: ${DEFAULT-VALUE}).")
-  String extenderPort = "http";
+  String extenderPort = "management";
 
   @Option(
       names = {"-o", "--output"},

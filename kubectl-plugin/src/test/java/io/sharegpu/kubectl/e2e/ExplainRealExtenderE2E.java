@@ -77,11 +77,12 @@ class ExplainRealExtenderE2E {
         client, NODE, List.of(new GpuStatus("GPU-kx-0", 0, "Tesla T4", 16384)));
     client.pods().resource(Fixtures.pod(NS, "too-much", "", 500, 20000, Map.of())).create();
 
-    int port = Ports.free();
+    int verbPort = Ports.free();
+    int port = Ports.free(); // the management port: debug, explain
     extender =
         JavaApp.jar(jar)
             .name("kx-extender")
-            .args("--server.port=" + port)
+            .args("--server.port=" + verbPort, "--sharegpu.extender.management-port=" + port)
             .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
             .env("KUBECONFIG", cluster.kubeconfig().toString())
             .start()
@@ -178,8 +179,8 @@ class ExplainRealExtenderE2E {
                 .endMetadata()
                 .withNewSpec()
                 .addNewPort()
-                .withName("http")
-                .withPort(8080)
+                .withName("management")
+                .withPort(8081)
                 .withNewTargetPort(port)
                 .endPort()
                 .endSpec()
@@ -203,7 +204,7 @@ class ExplainRealExtenderE2E {
                 .endTargetRef()
                 .endAddress()
                 .addNewPort()
-                .withName("http")
+                .withName("management")
                 .withPort(port)
                 .endPort()
                 .endSubset()
