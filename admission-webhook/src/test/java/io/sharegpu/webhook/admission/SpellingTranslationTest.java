@@ -91,6 +91,16 @@ class SpellingTranslationTest {
                 Map.of()),
             "main=300/3000/300",
             Map.of()),
+        // kube-apiserver canonicalises "3000" to "3k" before calling the webhook.
+        Arguments.of(
+            "hami canonical quantities",
+            pod(
+                Map.of(
+                    "nvidia.com/gpu", "1", "nvidia.com/gpumem", "3k", "nvidia.com/gpucores", "30"),
+                Map.of(),
+                Map.of()),
+            "main=300/3000/300",
+            Map.of()),
         Arguments.of(
             "hami whole GPU (memory and cores by default)",
             pod(Map.of("nvidia.com/gpu", "1"), Map.of(), Map.of()),
@@ -145,7 +155,15 @@ class SpellingTranslationTest {
                 ShareGpuAnnotations.GPU_UUIDS, "GPU-a,GPU-b",
                 ShareGpuAnnotations.GPU_EXCLUDE_UUIDS, "GPU-c",
                 ShareGpuAnnotations.GPU_MODELS, "A100,H100")),
-        // gpu-manager README: vcuda-core 50 = half a GPU, vcuda-memory 30 x 256 MiB.
+        // gpu-manager README: "0.3 GPU utilization and 7680MiB GPU memory with 0.5 GPU limit".
+        Arguments.of(
+            "gpu-manager README example",
+            pod(
+                Map.of("tencent.com/vcuda-core", "30", "tencent.com/vcuda-memory", "30"),
+                Map.of("tencent.com/vcuda-core-limit", "50"),
+                Map.of()),
+            "main=300/7680/500",
+            Map.of()),
         Arguments.of(
             "gpu-manager share",
             pod(
@@ -299,9 +317,13 @@ class SpellingTranslationTest {
             pod(Map.of("nvidia.com/gpu", "1", "nvidia.com/gpucores", "150"), Map.of(), Map.of()),
             "must be 0..100"),
         Arguments.of(
-            "hami suffixed memory",
+            "hami fractional memory",
+            pod(Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1500m"), Map.of(), Map.of()),
+            "must be a whole number"),
+        Arguments.of(
+            "hami absurd memory",
             pod(Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "3Gi"), Map.of(), Map.of()),
-            "plain whole number"),
+            "must be a whole number from 0 to"),
         Arguments.of(
             "hami priority",
             pod(Map.of("nvidia.com/gpu", "1", "nvidia.com/priority", "1"), Map.of(), Map.of()),
@@ -329,6 +351,13 @@ class SpellingTranslationTest {
                 Map.of("kubeshare/gpu_request", "0.5", "kubeshare/gpu_limit", "0.3"),
                 Map.of()),
             "must be between the request"),
+        Arguments.of(
+            "kubeshare 1.x without gpu_mem",
+            pod(
+                Map.of(),
+                Map.of("kubeshare/gpu_request", "0.5", "kubeshare/gpu_limit", "1.0"),
+                Map.of()),
+            "KubeShare 1.x requires it"),
         Arguments.of(
             "kubeshare without limit",
             pod(Map.of(), Map.of("kubeshare/gpu_request", "0.5"), Map.of()),

@@ -137,6 +137,14 @@ public final class KubeShareSpelling implements Spelling {
               + " go together (KubeShare reads both); set the missing one");
       return new Translation.Refused(errors);
     }
+    if (!labels && keys.get(memory()) == null) {
+      errors.add(
+          "annotation "
+              + memory()
+              + " goes with "
+              + request()
+              + " (KubeShare 1.x requires it); set the GPU memory in bytes");
+    }
     BigDecimal request = PodKeys.decimal(request(), requestText, errors);
     BigDecimal cap = PodKeys.decimal(limit(), limitText, errors);
     Long memoryMib = memoryMib(keys.get(memory()), errors);

@@ -17,6 +17,9 @@ final class PodKeys {
 
   static final BigDecimal MIB = BigDecimal.valueOf(1024L * 1024L);
 
+  /** The largest count read (about 1 PiB in MiB): larger values are mistakes. */
+  static final long MAX_COUNT = 1L << 30;
+
   private PodKeys() {}
 
   static List<Container> containers(Pod pod) {
@@ -73,18 +76,27 @@ final class PodKeys {
   }
 
   /**
-   * Parses a plain non-negative integer quantity ("3000"), as the peers' device plugins count their
-   * resources; suffixed forms ("3Gi", "1k") are refused because the peers read the bare count.
+   * Returns a quantity's value as a whole count, as the peers' device plugins read extended
+   * resources (the quantity's value, so "3k" is 3000: kube-apiserver canonicalises "3000" to "3k"
+   * before the webhook sees it), or null with an error when it is fractional, negative or absurdly
+   * large.
    */
   static @Nullable Long count(
       String container, String key, @Nullable Quantity quantity, List<String> errors) {
     if (quantity == null) {
       return null;
     }
-    String text = quantity.getAmount() == null ? "" : quantity.getAmount();
-    String format = quantity.getFormat() == null ? "" : quantity.getFormat();
-    if (format.isEmpty() && text.matches("[0-9]{1,12}")) {
-      return Long.parseLong(text);
+    BigDecimal value;
+    try {
+      value = quantity.getNumericalAmount().stripTrailingZeros();
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      value = null;
+    }
+    if (value != null
+        && value.signum() >= 0
+        && value.scale() <= 0
+        && value.compareTo(BigDecimal.valueOf(MAX_COUNT)) <= 0) {
+      return value.longValueExact();
     }
     errors.add(
         "container \""
@@ -93,7 +105,9 @@ final class PodKeys {
             + key
             + " \""
             + quantity
-            + "\" must be a plain whole number (the count the peer's device plugin reads)");
+            + "\" must be a whole number from 0 to "
+            + MAX_COUNT
+            + " (the count the peer's device plugin reads)");
     return null;
   }
 
