@@ -1,6 +1,7 @@
 package io.sharegpu.webhook;
 
 import io.sharegpu.webhook.admission.PodAdmissionPolicy;
+import io.sharegpu.webhook.admission.spelling.Peer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -12,6 +13,7 @@ class WebhookConfiguration {
 
   @Bean
   PodAdmissionPolicy podAdmissionPolicy(WebhookProperties properties) {
-    return new PodAdmissionPolicy(properties.schedulerName(), properties.mountMpsPipe());
+    return new PodAdmissionPolicy(
+        properties.schedulerName(), properties.mountMpsPipe(), Peer.parse(properties.translate()));
   }
 }

@@ -659,6 +659,47 @@ class ChartTemplateTest {
   }
 
   @Test
+  void namespacesOptInToAPeerSpellingThroughTheirLabel() throws Exception {
+    List<MutatingWebhook> webhooks =
+        render().get(MutatingWebhookConfiguration.class, "sharegpu-webhook").getWebhooks();
+    assertThat(webhooks.get(0).getClientConfig().getService().getPath()).isEqualTo("/mutate-pods");
+    assertThat(webhooks.subList(1, webhooks.size()))
+        .extracting(w -> w.getClientConfig().getService().getPath())
+        .containsExactly(
+            "/mutate-pods/translate/hami",
+            "/mutate-pods/translate/kubeshare",
+            "/mutate-pods/translate/kubeshare2",
+            "/mutate-pods/translate/gpu-manager",
+            "/mutate-pods/translate/gpushare",
+            "/mutate-pods/translate/all");
+    for (MutatingWebhook webhook : webhooks.subList(1, webhooks.size())) {
+      String peer = webhook.getClientConfig().getService().getPath().replaceAll(".*/", "");
+      assertThat(webhook.getNamespaceSelector().getMatchExpressions())
+          .anySatisfy(
+              e -> {
+                assertThat(e.getKey()).isEqualTo("sharegpu.io/translate");
+                assertThat(e.getOperator()).isEqualTo("In");
+                assertThat(e.getValues()).containsExactly(peer);
+              })
+          .anySatisfy(e -> assertThat(e.getValues()).contains("kube-system"));
+      assertThat(webhook.getFailurePolicy()).isEqualTo("Fail");
+      assertThat(webhook.getReinvocationPolicy()).isEqualTo("IfNeeded");
+    }
+    assertThat(
+            env(container(render().deployment("webhook")))
+                .get("SHAREGPU_WEBHOOK_TRANSLATE")
+                .getValue())
+        .isEmpty();
+    assertThat(
+            env(container(render("translate.yaml").deployment("webhook")))
+                .get("SHAREGPU_WEBHOOK_TRANSLATE")
+                .getValue())
+        .isEqualTo("hami,gpushare");
+    assertThatThrownBy(() -> render("translate-unknown.yaml"))
+        .hasMessageContaining("/webhook/translate");
+  }
+
+  @Test
   void serviceMonitorsOnlyWhenThePrometheusOperatorApiExists() {
     // helm template knows no monitoring.coreos.com API: nothing rendered, the NOTES say why.
     RenderedChart chart = render();

@@ -16,7 +16,9 @@ import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
+import io.sharegpu.webhook.admission.spelling.Peer;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +61,7 @@ public final class PodAdmissionPolicy {
 
   private final String schedulerName;
   private final boolean mountMpsPipe;
+  private final Set<Peer> translate;
 
   /**
    * @param schedulerName the kube-scheduler profile that calls the ShareGPU extender; pods left at
@@ -67,11 +70,20 @@ public final class PodAdmissionPolicy {
    *     MPS whose Pod Security level forbids hostPath volumes)
    */
   public PodAdmissionPolicy(String schedulerName, boolean mountMpsPipe) {
+    this(schedulerName, mountMpsPipe, Set.of());
+  }
+
+  /**
+   * @param translate the peers whose spellings are translated in every namespace (the chart's
+   *     {@code webhook.translate}); see {@link SpellingTranslator}
+   */
+  public PodAdmissionPolicy(String schedulerName, boolean mountMpsPipe, Set<Peer> translate) {
     if (schedulerName.isBlank()) {
       throw new IllegalArgumentException("schedulerName must not be blank");
     }
     this.schedulerName = schedulerName;
     this.mountMpsPipe = mountMpsPipe;
+    this.translate = translate.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(translate));
   }
 
   /**
@@ -81,8 +93,40 @@ public final class PodAdmissionPolicy {
     return new PodAdmissionPolicy(ShareGpuAnnotations.SCHEDULER_NAME, true);
   }
 
-  /** Decides on a pod being created. */
+  /** Decides on a pod being created, translating the cluster-wide peers' spellings. */
   public AdmissionDecision decide(Pod pod) {
+    return decide(pod, Set.of());
+  }
+
+  /**
+   * Decides on a pod being created in a namespace that also opted in to {@code namespacePeers}'
+   * spellings. A pod written for an enabled peer is translated first (or denied when the spelling
+   * is mixed or out of the peer's rules), then decided as if written for ShareGPU; the patch does
+   * both.
+   */
+  public AdmissionDecision decide(Pod pod, Set<Peer> namespacePeers) {
+    Set<Peer> peers = EnumSet.noneOf(Peer.class);
+    peers.addAll(translate);
+    peers.addAll(namespacePeers);
+    SpellingTranslator.Outcome outcome = SpellingTranslator.translate(pod, peers);
+    if (outcome instanceof SpellingTranslator.Refused refused) {
+      return new AdmissionDecision.Denied(refused.reasons());
+    }
+    if (!(outcome instanceof SpellingTranslator.Rewritten rewritten)) {
+      return decideShareGpu(pod);
+    }
+    AdmissionDecision decision = decideShareGpu(rewritten.pod());
+    if (decision instanceof AdmissionDecision.Denied) {
+      return decision;
+    }
+    List<PatchOperation> patch = new ArrayList<>(rewritten.patch());
+    if (decision instanceof AdmissionDecision.Patched patched) {
+      patch.addAll(patched.patch());
+    }
+    return new AdmissionDecision.Patched(patch);
+  }
+
+  private AdmissionDecision decideShareGpu(Pod pod) {
     PodSpec spec = pod.getSpec() == null ? new PodSpec() : pod.getSpec();
     ObjectMeta meta = pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata();
     Map<String, String> annotations =

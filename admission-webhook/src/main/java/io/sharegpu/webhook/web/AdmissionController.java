@@ -3,14 +3,18 @@ package io.sharegpu.webhook.web;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.sharegpu.webhook.admission.AdmissionDecision;
 import io.sharegpu.webhook.admission.PodAdmissionPolicy;
+import io.sharegpu.webhook.admission.spelling.Peer;
 import io.sharegpu.webhook.web.AdmissionReview.AdmissionRequest;
 import io.sharegpu.webhook.web.AdmissionReview.AdmissionResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -39,6 +43,30 @@ class AdmissionController {
 
   @PostMapping(path = "/mutate-pods", consumes = "application/json", produces = "application/json")
   ResponseEntity<AdmissionReview> mutatePods(@RequestBody AdmissionReview review) {
+    return review(review, Set.of());
+  }
+
+  /**
+   * {@code POST /mutate-pods/translate/{peer}}: the same, for namespaces that opted in to a peer's
+   * spelling (the chart routes them here by their {@code sharegpu.io/translate} label).
+   */
+  @PostMapping(
+      path = "/mutate-pods/translate/{peer}",
+      consumes = "application/json",
+      produces = "application/json")
+  ResponseEntity<AdmissionReview> mutatePodsTranslating(
+      @PathVariable("peer") String peer, @RequestBody AdmissionReview review) {
+    Set<Peer> peers;
+    try {
+      peers = Peer.parse(List.of(peer));
+    } catch (IllegalArgumentException e) {
+      metrics.record(AdmissionMetrics.ERROR);
+      return ResponseEntity.status(HttpStatus.NOT_FOUND).build();
+    }
+    return review(review, peers);
+  }
+
+  private ResponseEntity<AdmissionReview> review(AdmissionReview review, Set<Peer> peers) {
     AdmissionRequest request = review.request();
     if (request == null || request.uid() == null) {
       metrics.record(AdmissionMetrics.ERROR);
@@ -56,7 +84,7 @@ class AdmissionController {
     String podName = podName(request);
     AdmissionDecision decision;
     try {
-      decision = policy.decide(mapper.treeToValue(request.object(), Pod.class));
+      decision = policy.decide(mapper.treeToValue(request.object(), Pod.class), peers);
     } catch (JacksonException | IllegalArgumentException e) {
       metrics.record(AdmissionMetrics.ERROR);
       log.warn("cannot read pod {}: {}", podName, e.getMessage());
