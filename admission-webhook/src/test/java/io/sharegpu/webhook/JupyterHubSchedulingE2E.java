@@ -85,15 +85,19 @@ class JupyterHubSchedulingE2E {
                 Duration.ofSeconds(120));
 
     int extenderPort = Ports.free();
+    int extenderManagement = Ports.free(); // debug and actuator
     extender =
         JavaApp.jar(extenderJar)
             .name("scheduler-extender-jhub")
-            .args("--server.port=" + extenderPort, "--server.address=127.0.0.1")
+            .args(
+                "--server.port=" + extenderPort,
+                "--sharegpu.extender.management-port=" + extenderManagement,
+                "--server.address=127.0.0.1")
             .env("KUBECONFIG", cluster.kubeconfig().toString())
             .jvmOptions("-Xmx384m", "-XX:TieredStopAtLevel=1")
             .start()
             .waitForHttp(
-                "http://127.0.0.1:" + extenderPort + "/actuator/health/readiness",
+                "http://127.0.0.1:" + extenderManagement + "/actuator/health/readiness",
                 Duration.ofSeconds(120));
 
     client
@@ -153,6 +157,7 @@ class JupyterHubSchedulingE2E {
           .withName(CONFIG_NAME)
           .delete();
       client.namespaces().withName(NAMESPACE).delete();
+      SimulatedNodes.deleteNode(client, NODE);
     }
     for (JavaApp app : new JavaApp[] {extender, webhook}) {
       if (app != null) {

@@ -103,15 +103,19 @@ class PeerSpellingSchedulingE2E {
                 "http://127.0.0.1:" + webhookManagement + "/actuator/health/readiness",
                 Duration.ofSeconds(120));
     int extenderPort = Ports.free();
+    int extenderManagement = Ports.free(); // debug and actuator
     extender =
         JavaApp.jar(extenderJar)
             .name("scheduler-extender-peers")
-            .args("--server.port=" + extenderPort, "--server.address=127.0.0.1")
+            .args(
+                "--server.port=" + extenderPort,
+                "--sharegpu.extender.management-port=" + extenderManagement,
+                "--server.address=127.0.0.1")
             .env("KUBECONFIG", cluster.kubeconfig().toString())
             .jvmOptions("-Xmx384m", "-XX:TieredStopAtLevel=1")
             .start()
             .waitForHttp(
-                "http://127.0.0.1:" + extenderPort + "/actuator/health/readiness",
+                "http://127.0.0.1:" + extenderManagement + "/actuator/health/readiness",
                 Duration.ofSeconds(120));
 
     for (String peer : PEERS) {
@@ -163,6 +167,7 @@ class PeerSpellingSchedulingE2E {
       for (String peer : PEERS) {
         client.namespaces().withName(namespace(peer)).delete();
       }
+      SimulatedNodes.deleteNode(client, NODE);
     }
     for (JavaApp app : new JavaApp[] {extender, webhook}) {
       if (app != null) {

@@ -115,6 +115,15 @@ public final class SimulatedNodes {
   }
 
   /**
+   * Deletes a simulated Node and its GPUNode, so that later tests on the same control plane do not
+   * place their pods there.
+   */
+  public static void deleteNode(KubernetesClient client, String node) {
+    client.resources(GPUNode.class).withName(node).delete();
+    client.nodes().withName(node).delete();
+  }
+
+  /**
    * Creates the node's GPUNode and writes its status through the status subresource, as the node
    * agent does: the GPUs, MPS enforcement and a heartbeat of now.
    */
