@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletResponse;
@@ -61,6 +62,13 @@ class ExtenderFuzzTest {
   private final Map<String, String> podUids = new HashMap<>();
   private ClusterView view;
   private MockMvc mvc;
+
+  @BeforeAll
+  static void quietMockServer() {
+    // the mock API server logs every request it answers: thousands of lines per run
+    java.util.logging.Logger.getLogger("io.fabric8.mockwebserver.MockWebServer")
+        .setLevel(java.util.logging.Level.WARNING);
+  }
 
   @BeforeEach
   void setUp() {
