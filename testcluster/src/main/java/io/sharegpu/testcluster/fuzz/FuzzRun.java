@@ -91,9 +91,12 @@ public final class FuzzRun {
     return run(target, tries(defaultTries), seed(), property);
   }
 
-  /** Runs {@code property} {@code tries} times from {@code seed}. */
+  /**
+   * Runs {@code property} {@code tries} times from {@code seed}; the target's name is mixed into
+   * the seed, so targets run with one seed still get different inputs.
+   */
   public static Report run(String target, int tries, long seed, Property property) {
-    HostileJson gen = new HostileJson(seed);
+    HostileJson gen = new HostileJson(seed ^ ((long) target.hashCode() << 32));
     Map<String, Found> found = new LinkedHashMap<>();
     long start = System.nanoTime();
     for (int i = 0; i < tries; i++) {
