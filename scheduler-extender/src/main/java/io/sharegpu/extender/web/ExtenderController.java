@@ -157,7 +157,9 @@ public class ExtenderController {
       metrics.decision("bind", "forwarded");
       return answer;
     } catch (IOException e) {
-      return noLeader("forwarding to " + leader.get() + " failed: " + e);
+      // the exception names its class: it goes to the log, not into the answer
+      LOG.warn("forwarding a bind to {} failed: {}", leader.get(), e.toString());
+      return noLeader("forwarding to " + leader.get() + " failed; the scheduler will retry");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return noLeader("interrupted while forwarding to " + leader.get());

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.PodBinder;
 import io.sharegpu.extender.cluster.ClusterView;
@@ -29,6 +30,7 @@ import io.sharegpu.testcluster.fuzz.HostileJson;
 import io.sharegpu.testcluster.fuzz.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +74,10 @@ class ExtenderFuzzTest {
 
   @BeforeEach
   void setUp() {
-    view = Fixtures.view("binpack");
+    // reservations made by accepted inputs must not expire mid-run: an expiry during a rejected
+    // request would look like a change made by it
+    view = new ClusterView(null, PlacementPolicies.byName("binpack", 1), Duration.ofHours(1));
+    view.markReady();
     addNode(view, "h100", "NVIDIA H100 80GB HBM3", 8, 81559);
     addNode(view, "t4", "Tesla T4", 2, 15360);
     ExtenderMetrics metrics = ExtenderMetrics.inMemory();
@@ -297,7 +302,12 @@ class ExtenderFuzzTest {
       served++;
     } else if (!before.equals(ledger())) {
       return new Finding(
-          "ledger changed by a rejected request to " + path, HostileJson.preview(body, 300));
+          "ledger changed by a rejected request to " + path,
+          before.size()
+              + " allocations before, "
+              + ledger().size()
+              + " after: "
+              + HostileJson.preview(body, 300));
     }
     return null;
   }
