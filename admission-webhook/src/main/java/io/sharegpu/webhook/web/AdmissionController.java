@@ -65,13 +65,17 @@ class AdmissionController {
       return reject(HttpStatus.BAD_REQUEST, "request body is not UTF-8");
     }
     AdmissionReview review;
+    boolean uidIsText;
     try {
-      review = mapper.readValue(body, AdmissionReview.class);
+      JsonNode tree = mapper.readTree(body);
+      // a uid that is a number or a boolean would be coerced to text: kube-apiserver sends text
+      uidIsText = tree.path("request").path("uid").isString();
+      review = mapper.treeToValue(tree, AdmissionReview.class);
     } catch (JacksonException e) {
       return reject(HttpStatus.BAD_REQUEST, "not an AdmissionReview: " + ReviewErrors.describe(e));
     }
     AdmissionRequest request = review == null ? null : review.request();
-    if (request == null || !ReviewErrors.isUid(request.uid())) {
+    if (request == null || !uidIsText || !ReviewErrors.isUid(request.uid())) {
       return reject(HttpStatus.BAD_REQUEST, "AdmissionReview needs a request with a uid");
     }
     String uid = request.uid();

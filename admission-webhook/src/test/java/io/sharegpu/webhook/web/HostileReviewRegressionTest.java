@@ -125,6 +125,7 @@ class HostileReviewRegressionTest {
             "[]",
             "{\"request\":{\"uid\":{\"a\":1}}}",
             "{\"request\":{\"uid\":\"a b\"}}",
+            "{\"request\":{\"uid\":1e-100}}",
             "[".repeat(5000))) {
       assertStatus(send(post("/mutate-pods").contentType("application/json").content(body)), 400);
     }
