@@ -94,7 +94,7 @@ public final class PodBinder {
       try {
         pod = client.pods().inNamespace(namespace).withName(name).get();
       } catch (KubernetesClientException e) {
-        return BindOutcome.failed("api-error", "cannot read pod " + key + ": " + e.getMessage());
+        return BindOutcome.failed("api-error", "cannot read pod " + key + ": " + apiError(e));
       }
     }
     if (pod == null) {
@@ -186,7 +186,7 @@ public final class PodBinder {
         + "/"
         + pod.getMetadata().getName()
         + " changed while binding (conflict: "
-        + e.getMessage()
+        + apiError(e)
         + "); will retry";
   }
 
@@ -255,7 +255,7 @@ public final class PodBinder {
     int code = e.getCode();
     if (code >= 400 && code < 500) {
       view.endBind(podUid, false);
-      return fail(pod, "binding-rejected", "the API server refused the Binding: " + e.getMessage());
+      return fail(pod, "binding-rejected", "the API server refused the Binding: " + apiError(e));
     }
     try {
       Pod now =
@@ -272,7 +272,7 @@ public final class PodBinder {
       }
       view.endBind(podUid, false);
       if (now == null || !podUid.equals(now.getMetadata().getUid()) || !isBound(now)) {
-        return fail(pod, "binding-failed", "creating the Binding failed: " + e.getMessage());
+        return fail(pod, "binding-failed", "creating the Binding failed: " + apiError(e));
       }
       return fail(pod, "binding-failed", "pod is bound elsewhere: " + now.getSpec().getNodeName());
     } catch (KubernetesClientException unknown) {
@@ -280,7 +280,7 @@ public final class PodBinder {
       return fail(
           pod,
           "binding-unknown",
-          "creating the Binding failed and the pod cannot be read: " + e.getMessage());
+          "creating the Binding failed and the pod cannot be read: " + apiError(e));
     }
   }
 
@@ -289,8 +289,26 @@ public final class PodBinder {
       createBinding(pod, node, Map.of(), false);
       return BindOutcome.bound(null);
     } catch (KubernetesClientException e) {
-      return fail(pod, "binding-rejected", "the API server refused the Binding: " + e.getMessage());
+      return fail(pod, "binding-rejected", "the API server refused the Binding: " + apiError(e));
     }
+  }
+
+  /**
+   * Returns the API server's answer in words for an {@code Error}: its HTTP code and its Status
+   * message, e.g. {@code HTTP 409: Operation cannot be fulfilled on pods/binding "a": pod a is
+   * already assigned to node "n"}. Not fabric8's message, which names the API server's address and
+   * the client's classes; that one goes to the debug log.
+   */
+  static String apiError(KubernetesClientException e) {
+    LOG.debug("API request failed", e);
+    int code = e.getCode();
+    String message = e.getStatus() == null ? null : e.getStatus().getMessage();
+    if (code <= 0) {
+      return "the API server could not be reached";
+    }
+    return message == null || message.isBlank()
+        ? "HTTP " + code
+        : "HTTP " + code + ": " + (message.length() > 500 ? message.substring(0, 500) : message);
   }
 
   private static boolean sameUid(Pod pod, String uid) {

@@ -3,6 +3,7 @@ package io.sharegpu.extender.debug;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.core.ledger.Allocation;
@@ -19,6 +20,7 @@ import io.sharegpu.core.request.PodDemand;
 import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.cluster.DemandMapper;
 import io.sharegpu.extender.preempt.Preemption;
+import io.sharegpu.extender.web.KubernetesNames;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -26,6 +28,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -37,6 +41,8 @@ import org.springframework.web.server.ResponseStatusException;
 @RestController
 @RequestMapping("/debug")
 public class DebugController {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DebugController.class);
 
   private final ClusterView view;
   private final KubernetesClient client;
@@ -116,11 +122,11 @@ public class DebugController {
   /** One node. */
   @GetMapping("/nodes/{node}")
   public NodeView node(@PathVariable String node) {
+    if (!KubernetesNames.isSubdomain(node)) {
+      throw notFound("no such node");
+    }
     return view.withLedger(
-        l ->
-            l.node(node)
-                .map(n -> nodeView(l, n))
-                .orElseThrow(() -> notFound("no GPUNode named " + node)));
+        l -> l.node(node).map(n -> nodeView(l, n)).orElseThrow(() -> notFound("no such node")));
   }
 
   /** One GPU by UUID. */
@@ -138,7 +144,7 @@ public class DebugController {
               }
             }
           }
-          throw notFound("no GPU with UUID " + uuid);
+          throw notFound("no such GPU");
         });
   }
 
@@ -182,9 +188,19 @@ public class DebugController {
   /** Why each node (and GPU) fits the pod or not. */
   @GetMapping("/pods/{namespace}/{name}/explain")
   public PodExplanation explain(@PathVariable String namespace, @PathVariable String name) {
-    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+    if (!KubernetesNames.isLabel(namespace) || !KubernetesNames.isSubdomain(name)) {
+      throw notFound("no such pod");
+    }
+    Pod pod;
+    try {
+      pod = client.pods().inNamespace(namespace).withName(name).get();
+    } catch (KubernetesClientException e) {
+      LOG.debug("cannot read pod {}/{}", namespace, name, e);
+      throw new ResponseStatusException(
+          HttpStatus.SERVICE_UNAVAILABLE, "cannot read the pod from the API server");
+    }
     if (pod == null) {
-      throw notFound("no pod " + namespace + "/" + name);
+      throw notFound("no such pod");
     }
     String key = namespace + "/" + name;
     ParsedRequest parsed = PodGpuRequestParser.parse(pod);

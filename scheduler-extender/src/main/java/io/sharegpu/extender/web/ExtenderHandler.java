@@ -379,16 +379,28 @@ public final class ExtenderHandler {
 
   /** Answers a bind call. */
   public ExtenderBindingResult bind(ExtenderBindingArgs args) {
-    if (isBlank(args.podName()) || isBlank(args.podNamespace()) || isBlank(args.node())) {
+    String podName = args.podName();
+    String namespace = args.podNamespace();
+    String uid = args.podUid();
+    String node = args.node();
+    if (isBlank(podName) || isBlank(namespace) || isBlank(uid) || isBlank(node)) {
       metrics.rejection("bind", "malformed");
-      return new ExtenderBindingResult("bind request needs PodName, PodNamespace and Node");
+      return new ExtenderBindingResult("bind request needs PodName, PodNamespace, PodUID and Node");
     }
-    BindOutcome outcome =
-        binder.bind(
-            args.podNamespace(),
-            args.podName(),
-            args.podUid() == null ? "" : args.podUid(),
-            args.node());
+    String invalid =
+        !KubernetesNames.isSubdomain(podName)
+            ? "PodName"
+            : !KubernetesNames.isLabel(namespace)
+                ? "PodNamespace"
+                : !KubernetesNames.isUid(uid)
+                    ? "PodUID"
+                    : !KubernetesNames.isSubdomain(node) ? "Node" : null;
+    if (invalid != null) {
+      // no pod or node can have that name: no need to ask the API server
+      metrics.rejection("bind", "malformed");
+      return new ExtenderBindingResult("bind request has an invalid " + invalid);
+    }
+    BindOutcome outcome = binder.bind(namespace, podName, uid, node);
     metrics.decision("bind", outcome.ok() ? "bound" : "failed");
     return outcome.ok() ? ExtenderBindingResult.OK : new ExtenderBindingResult(outcome.message());
   }

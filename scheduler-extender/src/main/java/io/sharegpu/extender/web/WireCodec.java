@@ -46,6 +46,9 @@ public final class WireCodec {
    * @throws MalformedRequestException if the body is not valid JSON of that shape
    */
   public <T> T read(byte[] json, Class<T> type) {
+    if (!Utf8.isValid(json)) {
+      throw new MalformedRequestException("request body is not UTF-8");
+    }
     String text = new String(json, StandardCharsets.UTF_8).strip();
     if (text.isEmpty()) {
       throw new MalformedRequestException("empty request body");
@@ -57,12 +60,43 @@ public final class WireCodec {
     try {
       value = serialization.unmarshal(text, type);
     } catch (RuntimeException e) {
-      throw new MalformedRequestException("malformed JSON: " + firstLine(rootMessage(e)));
+      throw new MalformedRequestException(WireErrors.describe(e));
     }
     if (value == null) {
       throw new MalformedRequestException("request body is JSON null");
     }
     return value;
+  }
+
+  /**
+   * Decodes and checks a preempt body.
+   *
+   * @throws MalformedRequestException if it is not valid JSON of that shape ({@link WireChecks})
+   */
+  public ExtenderPreemptionArgs readPreemptionArgs(byte[] body) {
+    ExtenderPreemptionArgs args = read(body, ExtenderPreemptionArgs.class);
+    WireChecks.check(args);
+    return args;
+  }
+
+  /**
+   * Decodes a bind body.
+   *
+   * @throws MalformedRequestException if it is not valid JSON of that shape
+   */
+  public ExtenderBindingArgs readBindingArgs(byte[] body) {
+    return read(body, ExtenderBindingArgs.class);
+  }
+
+  /**
+   * Decodes and checks a filter or prioritize body ({@link #readArgs} then {@link WireChecks}).
+   *
+   * @throws MalformedRequestException if it is not valid JSON of that shape
+   */
+  public ExtenderArgs readCheckedArgs(byte[] body) {
+    ExtenderArgs args = readArgs(body);
+    WireChecks.check(args);
+    return args;
   }
 
   /**
@@ -74,6 +108,9 @@ public final class WireCodec {
    * @throws MalformedRequestException if the body is not valid JSON of that shape
    */
   public ExtenderArgs readArgs(byte[] body) {
+    if (!Utf8.isValid(body)) {
+      throw new MalformedRequestException("request body is not UTF-8");
+    }
     try (JsonParser p = json.createParser(ObjectReadContext.empty(), body)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return read(body, ExtenderArgs.class);
@@ -346,18 +383,5 @@ public final class WireCodec {
   /** Encodes {@code value} as JSON. */
   public String write(Object value) {
     return serialization.asJson(value);
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-  }
-
-  private static String firstLine(String message) {
-    int nl = message.indexOf('\n');
-    return nl < 0 ? message : message.substring(0, nl);
   }
 }

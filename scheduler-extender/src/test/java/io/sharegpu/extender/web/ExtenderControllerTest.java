@@ -123,7 +123,7 @@ class ExtenderControllerTest {
   void malformedJsonIs400() throws Exception {
     mvc.perform(post("/filter").contentType(MediaType.APPLICATION_JSON).content("{\"Pod\":"))
         .andExpect(status().isBadRequest())
-        .andExpect(jsonPath("$.error").value(org.hamcrest.Matchers.startsWith("malformed JSON")));
+        .andExpect(jsonPath("$.Error").value(org.hamcrest.Matchers.startsWith("malformed JSON")));
     mvc.perform(post("/bind").contentType(MediaType.APPLICATION_JSON).content(""))
         .andExpect(status().isBadRequest());
   }
