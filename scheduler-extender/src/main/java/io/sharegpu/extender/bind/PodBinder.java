@@ -276,8 +276,9 @@ public final class PodBinder {
 
   /**
    * The Binding request failed. A 4xx means it certainly was not created: release. Otherwise (5xx,
-   * timeout) it may have been: look at the pod; bound to this node = success; unknown = keep the
-   * GPUs held until the informer or the reservation TTL settles it, and answer an error.
+   * timeout) it may have been: look at the pod; bound to this node = success; unbound after a 5xx =
+   * release; unbound with no answer at all, or unreadable = keep the GPUs held until the informer
+   * or the reservation TTL settles it, and answer an error.
    */
   private BindOutcome afterBindingFailure(
       Pod pod, String node, Allocation a, KubernetesClientException e) {

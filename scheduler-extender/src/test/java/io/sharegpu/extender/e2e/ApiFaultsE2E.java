@@ -46,6 +46,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -82,6 +84,7 @@ class ApiFaultsE2E {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApiFaultsE2E.class);
   private static final String NS = "api-faults-e2e";
   private static final String SCENARIO = "sharegpu-e2e/fault-scenario";
+  private static final Pattern REASON = Pattern.compile("reason=\"([^\"]+)\"");
   private static final Duration TTL = Duration.ofSeconds(5);
   private static final int GPUS_PER_NODE = 4;
   private static final long GPU_MIB = 23034;
@@ -166,11 +169,17 @@ class ApiFaultsE2E {
                   ? BindingFault.ANSWER_409
                   : r < 34 ? BindingFault.RESET_AFTER_FORWARD : BindingFault.NONE;
         });
+    Map<String, Integer> failed;
     try {
-      scenario("a", () -> {});
+      failed = scenario("a", 50);
     } finally {
       proxy.bindingFaults(n -> BindingFault.NONE);
     }
+    // a Binding that landed although its answer was lost (the client retries and meets 409) is
+    // success, not a conflict: only the injected 409s may fail as conflicts
+    assertThat(failed.getOrDefault("conflict", 0))
+        .as("binds failed as conflicts")
+        .isLessThanOrEqualTo(proxy.injected(BindingFault.ANSWER_409));
     assertThat(proxy.injected(BindingFault.RESET_AFTER_FORWARD)).isPositive();
     assertThat(proxy.injected(BindingFault.ANSWER_500)).isPositive();
     assertThat(proxy.injected(BindingFault.ANSWER_409)).isPositive();
@@ -181,25 +190,26 @@ class ApiFaultsE2E {
   void watchResetsAndAStalledWatchLoseNoGpu() throws Exception {
     ScheduledExecutorService chaos = Executors.newSingleThreadScheduledExecutor();
     int resetsBefore = proxy.watchResets();
-    long start = System.nanoTime();
+    int[] tick = {0};
     chaos.scheduleWithFixedDelay(
         () -> {
-          long s = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-          if (s == 6 || s == 7) {
-            proxy.stallWatches(8000);
+          // every 2 s the watches are reset, except the third tick: stalled for 6 s
+          if (++tick[0] == 3) {
+            proxy.stallWatches(6000);
           } else {
             proxy.resetWatches();
           }
         },
+        1,
         2,
-        3,
         TimeUnit.SECONDS);
     try {
-      scenario("b", () -> {});
+      scenario("b", 300);
     } finally {
       chaos.shutdownNow();
     }
     assertThat(proxy.watchResets() - resetsBefore).as("watch connections reset").isPositive();
+    assertThat(tick[0]).as("chaos ticks, the third a stall").isGreaterThanOrEqualTo(4);
   }
 
   @Test
@@ -215,7 +225,7 @@ class ApiFaultsE2E {
               : r < 25 ? BindingFault.HOLD_BEFORE_FORWARD : BindingFault.NONE;
         });
     try {
-      scenario("c", () -> {});
+      scenario("c", 50);
     } finally {
       proxy.bindingFaults(n -> BindingFault.NONE);
     }
@@ -227,7 +237,7 @@ class ApiFaultsE2E {
    * 3 nodes of 4 GPUs (12,000m) for 40 pods: 30 of 250m and 10 of 500m (12,500m), so some must stay
    * unschedulable.
    */
-  private static void scenario(String id, Runnable during) throws Exception {
+  private static Map<String, Integer> scenario(String id, long spacingMs) throws Exception {
     List<String> nodes = List.of("fault-" + id + "-0", "fault-" + id + "-1", "fault-" + id + "-2");
     for (String n : nodes) {
       gpuNode(n, id);
@@ -237,6 +247,7 @@ class ApiFaultsE2E {
       before.put(f.name(), Integer.toString(proxy.injected(f)));
     }
     int bindingsBefore = proxy.bindings();
+    Map<String, Integer> rejectionsBefore = bindRejections();
     List<String> violations = new CopyOnWriteArrayList<>();
     Map<String, String> firstSeen = new ConcurrentHashMap<>();
     ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
@@ -260,9 +271,8 @@ class ApiFaultsE2E {
         String name = "f" + id + "-" + i;
         names.add(name);
         createPod(name, id, i % 4 == 3 ? 500 : 250);
-        Thread.sleep(50);
+        Thread.sleep(spacingMs);
       }
-      during.run();
       Awaitility.await()
           .atMost(Duration.ofSeconds(240))
           .pollInterval(Duration.ofSeconds(2))
@@ -282,6 +292,9 @@ class ApiFaultsE2E {
         .untilAsserted(
             () -> assertThat(ledger(id)).as("ledger of scenario " + id).isEqualTo(fromPods(id)));
     long bound = pods(id).stream().filter(ApiFaultsE2E::isBound).count();
+    Map<String, Integer> rejections = new TreeMap<>(bindRejections());
+    rejectionsBefore.forEach((k, v) -> rejections.merge(k, -v, Integer::sum));
+    rejections.values().removeIf(v -> v == 0);
     Map<String, Integer> injected = new TreeMap<>();
     for (BindingFault f : BindingFault.values()) {
       int n = proxy.injected(f) - Integer.parseInt(before.get(f.name()));
@@ -291,13 +304,15 @@ class ApiFaultsE2E {
     }
     LOG.info(
         "scenario {}: {} of {} pods bound ({} GPU-milli of 12000), {} Binding creates through the"
-            + " proxy, faults {}, {} watch resets so far, settled in {} ms, {} invariant samples",
+            + " proxy, faults {}, failed binds by reason {}, {} watch resets so far, settled in {} ms,"
+            + " {} invariant samples",
         id,
         bound,
         names.size(),
         fromPods(id).values().stream().mapToInt(Integer::intValue).sum(),
         proxy.bindings() - bindingsBefore,
         injected,
+        rejections,
         proxy.watchResets(),
         settledMs,
         samples[0]);
@@ -308,6 +323,28 @@ class ApiFaultsE2E {
         client.pods().inNamespace(NS).withName(p.getMetadata().getName()).delete();
       }
     }
+    return rejections;
+  }
+
+  /** The extender's failed binds so far, by reason ({@code sharegpu_rejections_total}). */
+  private static Map<String, Integer> bindRejections() throws Exception {
+    String body =
+        HTTP.send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    Map<String, Integer> out = new TreeMap<>();
+    for (String l : body.lines().toList()) {
+      if (l.startsWith("sharegpu_rejections_total{") && l.contains("verb=\"bind\"")) {
+        Matcher m = REASON.matcher(l);
+        if (m.find()) {
+          out.put(m.group(1), (int) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
+        }
+      }
+    }
+    return out;
   }
 
   /** Every pod is bound with an assignment, or pending, reported unschedulable, with no room. */
