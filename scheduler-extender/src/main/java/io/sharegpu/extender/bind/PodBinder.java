@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -158,9 +159,17 @@ public final class PodBinder {
       if (e.getCode() != 409) {
         return afterBindingFailure(pod, node, a, e);
       }
-      // A newer version of the pod than the one read (often the informer's copy being behind):
-      // read it again and retry once if it is still the same, unbound pod asking for the same.
-      Optional<Pod> fresh = freshUnchanged(pod, demand);
+      // Either this bind's own Binding already landed (an earlier attempt whose answer was lost,
+      // retried by the client: the retry meets the pod bound) or a newer version of the pod than
+      // the one read (often the informer's copy being behind): read it again; retry once if it is
+      // still the same, unbound pod asking for the same.
+      Pod now = readPod(pod);
+      if (boundByThisBind(now, podUid, node, annotations)) {
+        view.endBind(podUid, true);
+        LOG.debug("{}: the Binding answered 409 but had landed already", demand.podKey());
+        return BindOutcome.bound(a);
+      }
+      Optional<Pod> fresh = freshUnchanged(pod, demand, now);
       if (fresh.isEmpty()) {
         view.endBind(podUid, false);
         return fail(pod, "conflict", conflict(pod, e));
@@ -169,6 +178,10 @@ public final class PodBinder {
         createBinding(fresh.get(), node, annotations, true);
       } catch (KubernetesClientException again) {
         if (again.getCode() == 409) {
+          if (boundByThisBind(readPod(pod), podUid, node, annotations)) {
+            view.endBind(podUid, true);
+            return BindOutcome.bound(a);
+          }
           view.endBind(podUid, false);
           return fail(pod, "conflict", conflict(pod, again));
         }
@@ -190,19 +203,36 @@ public final class PodBinder {
         + "); will retry";
   }
 
-  /** The pod read again, if it is still unbound, not deleted and asks for the same GPUs. */
-  private Optional<Pod> freshUnchanged(Pod pod, PodDemand demand) {
-    Pod now;
+  /** The pod read from the API server; null when it is gone or cannot be read. */
+  private @Nullable Pod readPod(Pod pod) {
     try {
-      now =
-          client
-              .pods()
-              .inNamespace(pod.getMetadata().getNamespace())
-              .withName(pod.getMetadata().getName())
-              .get();
+      return client
+          .pods()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName())
+          .get();
     } catch (KubernetesClientException e) {
-      return Optional.empty();
+      return null;
     }
+  }
+
+  /**
+   * Whether {@code now} is the pod bound to {@code node} with exactly this bind's assignment: the
+   * Binding this bind created landed, whatever answer the client got.
+   */
+  private static boolean boundByThisBind(
+      @Nullable Pod now, String podUid, String node, Map<String, String> annotations) {
+    if (now == null
+        || !podUid.equals(now.getMetadata().getUid())
+        || !node.equals(now.getSpec() == null ? null : now.getSpec().getNodeName())) {
+      return false;
+    }
+    Map<String, String> has = now.getMetadata().getAnnotations();
+    return has != null && has.entrySet().containsAll(annotations.entrySet());
+  }
+
+  /** The pod read again, if it is still unbound, not deleted and asks for the same GPUs. */
+  private Optional<Pod> freshUnchanged(Pod pod, PodDemand demand, @Nullable Pod now) {
     if (now == null
         || !demand.podUid().equals(now.getMetadata().getUid())
         || isBound(now)
@@ -246,8 +276,9 @@ public final class PodBinder {
 
   /**
    * The Binding request failed. A 4xx means it certainly was not created: release. Otherwise (5xx,
-   * timeout) it may have been: look at the pod; bound to this node = success; unknown = keep the
-   * GPUs held until the informer or the reservation TTL settles it, and answer an error.
+   * timeout) it may have been: look at the pod; bound to this node = success; unbound after a 5xx =
+   * release; unbound with no answer at all, or unreadable = keep the GPUs held until the informer
+   * or the reservation TTL settles it, and answer an error.
    */
   private BindOutcome afterBindingFailure(
       Pod pod, String node, Allocation a, KubernetesClientException e) {
@@ -269,6 +300,14 @@ public final class PodBinder {
           && node.equals(now.getSpec().getNodeName())) {
         view.endBind(podUid, true);
         return BindOutcome.bound(a);
+      }
+      if (now != null && podUid.equals(now.getMetadata().getUid()) && !isBound(now) && code <= 0) {
+        // no answer at all (timeout, connection lost): the request may still reach the API server
+        // and bind the pod with this assignment; hold the GPUs until the informer or the
+        // reservation TTL settles it (a retry of this pod's bind replaces the hold)
+        view.endBindUncertain(podUid);
+        return fail(
+            pod, "binding-unknown", "creating the Binding got no answer: " + e.getMessage());
       }
       view.endBind(podUid, false);
       if (now == null || !podUid.equals(now.getMetadata().getUid()) || !isBound(now)) {

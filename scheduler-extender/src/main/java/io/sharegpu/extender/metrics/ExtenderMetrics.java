@@ -100,6 +100,7 @@ public final class ExtenderMetrics {
           "conflict",
           "binding-rejected",
           "binding-failed",
+          "binding-unknown",
           "internal");
 
   /** The label value for a verb, outcome or reason outside its set. */

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -206,6 +207,97 @@ class PodBinderFaultTest {
     assertThat(view.reserve(other, "t4")).isEmpty();
     Fixtures.assertInvariant(view);
     // ... and is released when the reservation TTL passes without the pod showing up bound
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(allocations()).isEmpty());
+  }
+
+  @Test
+  void aConflictBecauseThisBindsOwnBindingLandedIsSuccess() {
+    // The first Binding POST reached the API server but its answer was lost; the client's retry
+    // meets the pod bound (409). The pod carries this bind's assignment: that is success, and the
+    // GPUs stay held (before the fix they were released while the pod was bound with them).
+    AtomicReference<Binding> landed = new AtomicReference<>();
+    server
+        .expect()
+        .get()
+        .withPath(POD_PATH)
+        .andReply(
+            200,
+            r ->
+                landed.get() == null
+                    ? pending()
+                    : new PodBuilder(pending())
+                        .editMetadata()
+                        .withResourceVersion("8")
+                        .addToAnnotations(landed.get().getMetadata().getAnnotations())
+                        .endMetadata()
+                        .editSpec()
+                        .withNodeName("t4")
+                        .endSpec()
+                        .build())
+        .always();
+    server
+        .expect()
+        .post()
+        .withPath(BINDING_PATH)
+        .andReply(
+            409,
+            r -> {
+              landed.set(
+                  fastClient
+                      .getKubernetesSerialization()
+                      .unmarshal(r.getUtf8Body(), Binding.class));
+              return new StatusBuilder().withCode(409).withReason("Conflict").build();
+            })
+        .always();
+    BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
+    assertThat(out.ok()).as(out.message()).isTrue();
+    assertThat(allocations()).hasSize(1);
+    Fixtures.assertInvariant(view);
+  }
+
+  @Test
+  void aConflictWithThePodBoundByAnotherAssignmentStillFails() {
+    Pod elsewhere =
+        new PodBuilder(pending())
+            .editMetadata()
+            .withResourceVersion("8")
+            .addToAnnotations(io.sharegpu.api.ShareGpuAnnotations.ASSIGNED_GPUS, "main=GPU-x")
+            .endMetadata()
+            .editSpec()
+            .withNodeName("t4")
+            .endSpec()
+            .build();
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).once();
+    server.expect().get().withPath(POD_PATH).andReturn(200, elsewhere).always();
+    server
+        .expect()
+        .post()
+        .withPath(BINDING_PATH)
+        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict").build())
+        .always();
+    BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
+    assertThat(out.ok()).isFalse();
+    assertThat(allocations()).isEmpty();
+  }
+
+  @Test
+  void aBindingWithNoAnswerOnAnUnboundPodKeepsTheGpusHeldUntilTheTtl() {
+    // the POST may still be on its way to the API server: releasing now could let another pod
+    // take GPUs that the late Binding then assigns to this one
+    server.expect().get().withPath(POD_PATH).andReturn(200, pending()).always();
+    server
+        .expect()
+        .post()
+        .delay(3, TimeUnit.SECONDS)
+        .withPath(BINDING_PATH)
+        .andReturn(201, new StatusBuilder().build())
+        .always();
+    BindOutcome out = binder().bind("ns", "a", "uid-a", "t4");
+    assertThat(out.ok()).isFalse();
+    assertThat(out.reason()).as(out.message()).isEqualTo("binding-unknown");
+    assertThat(allocations()).hasSize(1);
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(() -> assertThat(allocations()).isEmpty());
