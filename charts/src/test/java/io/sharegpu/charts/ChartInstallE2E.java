@@ -420,6 +420,97 @@ class ChartInstallE2E {
   }
 
   @Test
+  void noPodUpdateMayAddChangeOrRemoveAnAssignmentAnnotation() {
+    String namespace = "chart-e2e-assignment";
+    String policy = "sharegpu-assignment";
+    String refused = "no update may add, change or remove them";
+    createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
+    awaitAssignmentFrozen(namespace, policy);
+
+    client
+        .pods()
+        .inNamespace(namespace)
+        .resource(
+            new PodBuilder(pod("train"))
+                .editMetadata()
+                .addToAnnotations("team", "a")
+                .endMetadata()
+                .build())
+        .create();
+    PodResource train = client.pods().inNamespace(namespace).withName("train");
+    // not bound yet: the assignment cannot be written ahead of the bind either
+    assertRefusedByPolicy(
+        () -> train.patch(MERGE, annotation("sharegpu.io/assigned-gpus", "\"GPU-early\"")),
+        policy,
+        refused);
+
+    // the bind writes it: a Binding is a create of pods/binding, not a pod update
+    client
+        .bindings()
+        .inNamespace(namespace)
+        .resource(
+            new BindingBuilder()
+                .withNewMetadata()
+                .withName("train")
+                .addToAnnotations("sharegpu.io/assigned-gpus", "GPU-e2e")
+                .addToAnnotations("sharegpu.io/assigned-memory-mib", "10240")
+                .addToAnnotations("sharegpu.io/mps-active-thread-percentage", "50")
+                .endMetadata()
+                .withNewTarget()
+                .withKind("Node")
+                .withName("gpu-node-1")
+                .endTarget()
+                .build())
+        .create();
+    Map<String, String> assigned = annotations(namespace, "train");
+    assertThat(assigned)
+        .containsEntry("sharegpu.io/assigned-gpus", "GPU-e2e")
+        .containsEntry("sharegpu.io/mps-active-thread-percentage", "50");
+
+    // the admin (system:masters) is held to it too, in every patch type
+    for (PatchContext type : List.of(MERGE, STRATEGIC)) {
+      assertRefusedByPolicy(
+          () -> train.patch(type, annotation("sharegpu.io/assigned-gpus", "\"GPU-other\"")),
+          policy,
+          refused);
+      assertRefusedByPolicy(
+          () -> train.patch(type, annotation("sharegpu.io/assigned-memory-mib", "null")),
+          policy,
+          refused);
+      assertRefusedByPolicy(
+          () -> train.patch(type, annotation("sharegpu.io/assigned-gpus.main", "\"GPU-x\"")),
+          policy,
+          refused);
+      assertRefusedByPolicy(
+          () -> train.patch(type, annotation("sharegpu.io/mps-pinned-mem-limit", "\"0=99999M\"")),
+          policy,
+          refused);
+    }
+    assertRefusedByPolicy(
+        () ->
+            train.edit(
+                p ->
+                    new PodBuilder(p)
+                        .editMetadata()
+                        .withAnnotations(Map.of())
+                        .endMetadata()
+                        .build()),
+        policy,
+        refused);
+    assertThat(annotations(namespace, "train")).isEqualTo(assigned);
+
+    // everything else about the pod's metadata stays free
+    train.patch(MERGE, annotation("team", "\"b\""));
+    train.patch(MERGE, "{\"metadata\":{\"labels\":{\"app\":\"trainer\"}}}");
+    Pod after = train.get();
+    assertThat(after.getMetadata().getAnnotations())
+        .containsEntry("team", "b")
+        .containsEntry("sharegpu.io/assigned-gpus", "GPU-e2e")
+        .containsEntry("sharegpu.io/assigned-memory-mib", "10240");
+    assertThat(after.getMetadata().getLabels()).containsEntry("app", "trainer");
+  }
+
+  @Test
   void nodeAgentImpersonatedPublishesItsNodeCapacityAndGpuNode() {
     String node = "chart-e2e-gpu-node";
     client
@@ -1010,6 +1101,54 @@ class ChartInstallE2E {
         .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403))
         .hasMessageContaining(policyDenial(policy))
         .hasMessageContaining(message);
+  }
+
+  /**
+   * Waits until the assignment policy refuses a change of an assignment annotation on a probe pod
+   * (an API server enforces a new policy about a second after it and its binding exist).
+   */
+  private static void awaitAssignmentFrozen(String namespace, String policy) {
+    String probe = "probe-" + policy;
+    client
+        .pods()
+        .inNamespace(namespace)
+        .resource(
+            new PodBuilder(pod(probe))
+                .editMetadata()
+                .addToAnnotations("sharegpu.io/assigned-gpus", "GPU-probe")
+                .endMetadata()
+                .build())
+        .create();
+    AtomicInteger tries = new AtomicInteger();
+    await(policy + " refuses a change of " + namespace + "/" + probe + "'s assignment")
+        .atMost(Duration.ofSeconds(30))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              try {
+                client
+                    .pods()
+                    .inNamespace(namespace)
+                    .withName(probe)
+                    .patch(
+                        MERGE,
+                        annotation(
+                            "sharegpu.io/assigned-gpus",
+                            "\"GPU-probe-" + tries.incrementAndGet() + "\""));
+                return false;
+              } catch (KubernetesClientException e) {
+                if (e.getCode() == 403 && e.getMessage().contains(policyDenial(policy))) {
+                  return true;
+                }
+                throw e;
+              }
+            });
+    client.pods().inNamespace(namespace).withName(probe).withGracePeriod(0).delete();
+  }
+
+  private static String annotation(String key, String jsonValue) {
+    return "{\"metadata\":{\"annotations\":{\"" + key + "\":" + jsonValue + "}}}";
   }
 
   private static String requeuedAt(String jsonValue) {

@@ -20,6 +20,8 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -937,6 +939,36 @@ class ChartTemplateTest {
 
     assertThat(render(List.of(), sets("networkPolicy.enabled", "false")).all(NetworkPolicy.class))
         .isEmpty();
+  }
+
+  @Test
+  void assignmentAnnotationsAreFrozenForEveryPodUpdate() {
+    RenderedChart chart = render();
+    ValidatingAdmissionPolicy policy =
+        chart.get(ValidatingAdmissionPolicy.class, "sharegpu-assignment");
+    assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+    // every user, not only the extender: no matchConditions
+    assertThat(policy.getSpec().getMatchConditions()).isNullOrEmpty();
+    assertThat(policy.getSpec().getMatchConstraints().getResourceRules())
+        .singleElement()
+        .satisfies(
+            rule -> {
+              assertThat(rule.getOperations()).containsExactly("UPDATE");
+              assertThat(rule.getResources()).containsExactly("pods", "pods/*");
+            });
+    assertThat(policy.getSpec().getValidations())
+        .singleElement()
+        .satisfies(
+            v ->
+                assertThat(v.getExpression())
+                    .contains("'sharegpu.io/assigned-'", "'sharegpu.io/mps-'"));
+    ValidatingAdmissionPolicyBinding binding =
+        chart.get(ValidatingAdmissionPolicyBinding.class, "sharegpu-assignment");
+    assertThat(binding.getSpec().getPolicyName()).isEqualTo("sharegpu-assignment");
+    assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+
+    RenderedChart off = render(List.of(), sets("assignmentPolicy.enabled", "false"));
+    assertThat(off.names()).noneMatch(n -> n.contains("sharegpu-assignment"));
   }
 
   private static String secretVolume(Deployment deployment, String mountPath) {
