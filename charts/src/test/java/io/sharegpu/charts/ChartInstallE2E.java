@@ -308,8 +308,8 @@ class ChartInstallE2E {
 
       // every other change is refused; each is a real change, so none passes as a no-op
       Map<String, PatchContext> forbidden = new LinkedHashMap<>();
-      forbidden.put(
-          "{\"metadata\":{\"annotations\":{\"sharegpu.io/assigned-gpus\":\"G\"}}}", MERGE);
+      // (an assignment annotation is refused by the assignment policy too: tested on its own)
+      forbidden.put("{\"metadata\":{\"annotations\":{\"sharegpu.io/gpu-uuids\":\"G\"}}}", MERGE);
       forbidden.put("{\"metadata\":{\"annotations\":{\"team\":\"b\"}}}", MERGE);
       forbidden.put("{\"metadata\":{\"annotations\":{\"team\":null}}}", STRATEGIC);
       forbidden.put(
@@ -422,7 +422,8 @@ class ChartInstallE2E {
   @Test
   void noPodUpdateMayAddChangeOrRemoveAnAssignmentAnnotation() {
     String namespace = "chart-e2e-assignment";
-    String policy = "sharegpu-assignment";
+    // both releases installed here hold the same policy; either may be the one that answers
+    String policy = "-sharegpu-assignment";
     String refused = "no update may add, change or remove them";
     createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
     awaitAssignmentFrozen(namespace, policy);
@@ -439,7 +440,7 @@ class ChartInstallE2E {
         .create();
     PodResource train = client.pods().inNamespace(namespace).withName("train");
     // not bound yet: the assignment cannot be written ahead of the bind either
-    assertRefusedByPolicy(
+    assertRefusedByAssignmentPolicy(
         () -> train.patch(MERGE, annotation("sharegpu.io/assigned-gpus", "\"GPU-early\"")),
         policy,
         refused);
@@ -469,24 +470,24 @@ class ChartInstallE2E {
 
     // the admin (system:masters) is held to it too, in every patch type
     for (PatchContext type : List.of(MERGE, STRATEGIC)) {
-      assertRefusedByPolicy(
+      assertRefusedByAssignmentPolicy(
           () -> train.patch(type, annotation("sharegpu.io/assigned-gpus", "\"GPU-other\"")),
           policy,
           refused);
-      assertRefusedByPolicy(
+      assertRefusedByAssignmentPolicy(
           () -> train.patch(type, annotation("sharegpu.io/assigned-memory-mib", "null")),
           policy,
           refused);
-      assertRefusedByPolicy(
+      assertRefusedByAssignmentPolicy(
           () -> train.patch(type, annotation("sharegpu.io/assigned-gpus.main", "\"GPU-x\"")),
           policy,
           refused);
-      assertRefusedByPolicy(
+      assertRefusedByAssignmentPolicy(
           () -> train.patch(type, annotation("sharegpu.io/mps-pinned-mem-limit", "\"0=99999M\"")),
           policy,
           refused);
     }
-    assertRefusedByPolicy(
+    assertRefusedByAssignmentPolicy(
         () ->
             train.edit(
                 p ->
@@ -1138,13 +1139,27 @@ class ChartInstallE2E {
                             "\"GPU-probe-" + tries.incrementAndGet() + "\""));
                 return false;
               } catch (KubernetesClientException e) {
-                if (e.getCode() == 403 && e.getMessage().contains(policyDenial(policy))) {
+                if (e.getCode() == 403 && e.getMessage().contains(policy + "' denied request")) {
                   return true;
                 }
                 throw e;
               }
             });
     client.pods().inNamespace(namespace).withName(probe).withGracePeriod(0).delete();
+  }
+
+  private static void assertRefusedByAssignmentPolicy(
+      ThrowingCallable write, String policySuffix, String message) {
+    assertThatThrownBy(write)
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403))
+        .hasMessageMatching(
+            "(?s).*ValidatingAdmissionPolicy '[a-z0-9-]*"
+                + policySuffix
+                + "' with binding '[a-z0-9-]*"
+                + policySuffix
+                + "' denied request.*")
+        .hasMessageContaining(message);
   }
 
   private static String annotation(String key, String jsonValue) {
