@@ -11,6 +11,7 @@ import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.ReferencePlacement.Kind;
 import io.sharegpu.core.placement.ReferencePlacement.Reject;
+import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.ArrayList;
@@ -61,9 +62,9 @@ class PlacementDifferentialTest {
   private static LongFunction<PlacementPolicy> factory(String name) {
     if (name.endsWith("-score-only")) {
       String inner = name.substring(0, name.length() - "-score-only".length());
-      return seed -> new ScoreOnly(PlacementPolicies.byName(inner, seed));
+      return seed -> new ScoreOnly(PolicyRegistry.ALL.create(inner, seed));
     }
-    return seed -> PlacementPolicies.byName(name, seed);
+    return seed -> PolicyRegistry.ALL.create(name, seed);
   }
 
   @ParameterizedTest
