@@ -4,8 +4,8 @@ import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.request.PodDemand;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +59,7 @@ public class FilterPrioritizeBenchmark {
     List<GpuNode> list = Clusters.nodes(nodes, 8);
     Ledger ledger = Clusters.ledger(list, Clusters.fill(list, 0.7, random));
     names = new ArrayList<>(ledger.nodeNames());
-    scoring = PlacementPolicies.byName(policy, 42);
+    scoring = PolicyRegistry.ALL.create(policy, 42);
     for (int i = 0; i < 1000; i++) {
       scoring.observe(Clusters.pod(random, "warm-" + i));
     }

@@ -5,7 +5,7 @@ import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.preemption.PreemptionCandidate;
 import io.sharegpu.core.preemption.PreemptionPlan;
 import io.sharegpu.core.preemption.ShortfallClassifier;
@@ -84,7 +84,7 @@ public class PreemptionBenchmark {
       lost.add(1000L * r.nextInt(3600));
     }
     Ledger ledger = Clusters.ledger(nodes, all);
-    Placement placement = new Placement(ledger, PlacementPolicies.byName("binpack", 42));
+    Placement placement = new Placement(ledger, PolicyRegistry.ALL.create("binpack", 42));
     selector = new VictimSelector(ledger, placement);
     classifier = new ShortfallClassifier(ledger);
     names = new String[NODES];

@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.extender.bind.BindForwarder;
 import io.sharegpu.extender.bind.BindLeadership;
 import io.sharegpu.extender.bind.BindRouter;
@@ -85,21 +85,17 @@ public class ExtenderConfiguration {
   }
 
   /**
-   * Returns the named policy; an unknown name is logged as an error naming the known ones and falls
-   * back to {@code sharegpu}, or {@code binpack} when that is not available.
+   * Returns the named policy of {@link PolicyRegistry#PRODUCT}.
+   *
+   * @throws IllegalArgumentException for any other name, listing the valid ones: start-up stops
+   *     rather than run a policy nobody chose
    */
   static PlacementPolicy resolvePolicy(String name) {
-    try {
-      return PlacementPolicies.byName(name, 1L);
-    } catch (IllegalArgumentException e) {
-      String fallback = PlacementPolicies.names().contains("sharegpu") ? "sharegpu" : "binpack";
-      LOG.error(
-          "sharegpu.extender.policy={} is not a placement policy ({}); using {}",
-          name,
-          e.getMessage(),
-          fallback);
-      return PlacementPolicies.byName(fallback, 1L);
+    if (!PolicyRegistry.PRODUCT.contains(name)) {
+      throw new IllegalArgumentException(
+          "sharegpu.extender.policy: " + PolicyRegistry.PRODUCT.unknown(name));
     }
+    return PolicyRegistry.PRODUCT.create(name, 1L);
   }
 
   /** The cluster view, started on a background thread; readiness waits for it. */

@@ -6,7 +6,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Configuration under {@code sharegpu.extender}.
  *
- * @param policy placement policy name (see {@code PlacementPolicies.names()}); default sharegpu
+ * @param policy placement policy name, one of {@code PolicyRegistry.PRODUCT} ({@code sharegpu},
+ *     {@code binpack}, {@code spread}); default sharegpu; any other name stops start-up
  * @param reservationTtl how long a filter/prioritize reservation holds GPUs without a bind
  * @param bindLease Lease for bind leader election; empty name = every replica binds
  * @param advertiseUrl this replica's base URL, published as the Lease holder for forwarding: the

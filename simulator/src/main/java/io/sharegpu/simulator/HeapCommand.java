@@ -9,7 +9,6 @@ import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.request.PodDemand;
 import java.io.IOException;
@@ -41,7 +40,7 @@ final class HeapCommand {
     int nodes = Main.integer(opts, "nodes", 5000);
     int gpus = Main.integer(opts, "gpus-per-node", 8);
     int pods = Main.integer(opts, "pods", 50000);
-    String policyName = opts.getOrDefault("policy", "sharegpu");
+    String policyName = ReplayPolicies.checked(opts.getOrDefault("policy", "sharegpu"));
     if (nodes < 1 || gpus < 1 || pods < 0) {
       throw new Main.UsageException("--nodes and --gpus-per-node must be >= 1, --pods >= 0");
     }
@@ -68,7 +67,7 @@ final class HeapCommand {
       names.add(name);
       gpuLists.add(list);
     }
-    PlacementPolicy policy = PlacementPolicies.byName(policyName, 42);
+    PlacementPolicy policy = ReplayPolicies.create(policyName, 42);
     int milli = 1000 / Math.max(1, perGpu);
     long mem = LatencyCommand.MEMORY_MIB / Math.max(1, perGpu);
     for (int i = 0; i < pods; i++) {

@@ -9,7 +9,6 @@ import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
@@ -46,7 +45,7 @@ final class LatencyCommand {
     int gpus = Main.integer(opts, "gpus-per-node", 8);
     int occupancy = Main.integer(opts, "occupancy", 70);
     int iterations = Main.integer(opts, "iterations", 2000);
-    String policyName = opts.getOrDefault("policy", "sharegpu");
+    String policyName = ReplayPolicies.checked(opts.getOrDefault("policy", "sharegpu"));
     if (nodes < 1 || gpus < 1 || occupancy < 0 || occupancy > 100 || iterations < 1) {
       throw new Main.UsageException(
           "--nodes, --gpus-per-node, --iterations must be >= 1 and --occupancy 0..100");
@@ -56,7 +55,7 @@ final class LatencyCommand {
     List<String> names = new ArrayList<>(nodes);
     long used = fill(ledger, names, nodes, gpus, occupancy / 100.0, random);
     double occupancyPct = used * 100.0 / (1000L * nodes * gpus);
-    PlacementPolicy policy = PlacementPolicies.byName(policyName, 42);
+    PlacementPolicy policy = ReplayPolicies.create(policyName, 42);
     for (int i = 0; i < 1000; i++) {
       policy.observe(pod(random, "warm-" + i));
     }

@@ -7,7 +7,6 @@ import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.policy.FgdPolicy;
 import io.sharegpu.core.policy.Fragmentation;
@@ -129,7 +128,7 @@ public final class Replay {
       ledger.putNode(gpuNode(n));
     }
     List<Arrival> arrivals = arrivals(random);
-    PlacementPolicy policy = PlacementPolicies.byName(policyName, seed);
+    PlacementPolicy policy = ReplayPolicies.create(policyName, seed);
     if (policy instanceof WorkloadAware aware) {
       aware.prime(shapes);
     }

@@ -1,6 +1,5 @@
 package io.sharegpu.simulator;
 
-import io.sharegpu.core.placement.PlacementPolicies;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -25,14 +24,7 @@ final class ReplayCommand {
     Path podsFile = Path.of(Main.required(opts, "pods"));
     List<String> policies = new ArrayList<>();
     for (String p : Main.required(opts, "policy").split(",")) {
-      String name = p.trim().toLowerCase(Locale.ROOT);
-      if (!PlacementPolicies.names().contains(name)) {
-        throw new Main.UsageException(
-            "unknown policy '"
-                + p.trim()
-                + "'; known: "
-                + String.join(", ", PlacementPolicies.names()));
-      }
+      String name = ReplayPolicies.checked(p);
       policies.add(name);
     }
     List<Long> seeds = Main.seeds(opts.getOrDefault("seeds", "42-51"));

@@ -1,5 +1,6 @@
 package io.sharegpu.simulator;
 
+import io.sharegpu.api.request.GpuRequestRules;
 import io.sharegpu.core.policy.PodShape;
 import java.util.Set;
 
@@ -21,13 +22,27 @@ public record TracePod(
     if (cpuMilli < 0 || memoryMib < 0 || numGpu < 0 || gpuMilli < 0 || gpuMilli > 1000) {
       throw new IllegalArgumentException("pod " + name + ": bad request");
     }
-    if (numGpu > 1 && gpuMilli != 1000) {
+    if (numGpu > 1 && gpuMilli != GpuRequestRules.WHOLE_GPU_MILLI) {
       throw new IllegalArgumentException(
           "pod " + name + ": " + numGpu + " GPUs must be whole (gpu_milli 1000), got " + gpuMilli);
     }
     if ((numGpu == 0) != (gpuMilli == 0)) {
       throw new IllegalArgumentException(
           "pod " + name + ": num_gpu " + numGpu + " and gpu_milli " + gpuMilli + " disagree");
+    }
+    if (numGpu > 0) {
+      int request = numGpu * gpuMilli;
+      GpuRequestRules.computeProblem(request)
+          .ifPresent(
+              p -> {
+                throw new IllegalArgumentException("pod " + name + ": GPU request " + request + p);
+              });
+    }
+    for (String model : models) {
+      if (!GpuRequestRules.isModel(model)) {
+        throw new IllegalArgumentException(
+            "pod " + name + ": gpu_spec \"" + model + "\": " + GpuRequestRules.MODEL_SYNTAX);
+      }
     }
   }
 

@@ -28,8 +28,17 @@ class MainTest {
     assertThat(run("replay", "--nodes")).isEqualTo(2);
     assertThat(run("replay", "--nodes", "x", "--pods", "y", "--policy", "nope")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8))
-        .contains("unknown policy 'nope'")
+        .contains("unknown placement policy 'nope'; valid: sharegpu, binpack, spread, random")
         .contains("usage:");
+  }
+
+  @Test
+  void misspeltPolicyStopsHeapAndLatencyBeforeAnyWork() {
+    assertThat(run("heap", "--policy", "sharegp")).isEqualTo(2);
+    assertThat(run("latency", "--policy", "binpak")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("unknown placement policy 'sharegp'; valid: sharegpu, binpack, spread")
+        .contains("unknown placement policy 'binpak'; valid: sharegpu, binpack, spread");
   }
 
   @Test

@@ -13,30 +13,27 @@ package io.sharegpu.api.request;
 public record ContainerGpuRequest(
     String container, int computeMilli, long memoryMib, int limitMilli) {
 
-  /** Thousandths of a GPU in one whole GPU. */
-  public static final int WHOLE_GPU_MILLI = 1000;
+  /** Thousandths of a GPU in one whole GPU ({@link GpuRequestRules#WHOLE_GPU_MILLI}). */
+  public static final int WHOLE_GPU_MILLI = GpuRequestRules.WHOLE_GPU_MILLI;
 
+  /** Checks the {@link GpuRequestRules}. */
   public ContainerGpuRequest {
     if (container.isEmpty()) {
       throw new IllegalArgumentException("container name must not be empty");
     }
-    if (computeMilli <= 0) {
-      throw new IllegalArgumentException("computeMilli must be > 0, got " + computeMilli);
-    }
-    if (computeMilli >= WHOLE_GPU_MILLI && computeMilli % WHOLE_GPU_MILLI != 0) {
-      throw new IllegalArgumentException(
-          "computeMilli >= 1000 must be a multiple of 1000, got " + computeMilli);
-    }
+    GpuRequestRules.computeProblem(computeMilli)
+        .ifPresent(
+            p -> {
+              throw new IllegalArgumentException("computeMilli " + computeMilli + p);
+            });
     if (memoryMib < 0) {
       throw new IllegalArgumentException("memoryMib must be >= 0, got " + memoryMib);
     }
-    if (limitMilli > WHOLE_GPU_MILLI || limitMilli < Math.min(computeMilli, WHOLE_GPU_MILLI)) {
-      throw new IllegalArgumentException(
-          "limitMilli must be between the request and 1000, got "
-              + limitMilli
-              + " for request "
-              + computeMilli);
-    }
+    GpuRequestRules.limitProblem(computeMilli, limitMilli)
+        .ifPresent(
+            p -> {
+              throw new IllegalArgumentException("limitMilli " + limitMilli + p);
+            });
   }
 
   /** Returns a share request whose limit equals its request. */
@@ -51,7 +48,7 @@ public record ContainerGpuRequest(
 
   /** Returns true for 1000, 2000, ... (whole GPUs, exclusive); false for a share of one GPU. */
   public boolean wholeGpus() {
-    return computeMilli >= WHOLE_GPU_MILLI;
+    return GpuRequestRules.isWholeGpus(computeMilli);
   }
 
   /** Returns how many GPUs the container gets: 1 for a share, computeMilli / 1000 otherwise. */

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -31,10 +32,8 @@ import org.jspecify.annotations.Nullable;
 public final class PodGpuRequestParser {
 
   private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
-  private static final Pattern MODEL = Pattern.compile("[A-Za-z0-9._-]+");
-  private static final Pattern UUID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9/_-]*");
   private static final BigDecimal MIB = BigDecimal.valueOf(1024L * 1024L);
-  private static final int WHOLE = ContainerGpuRequest.WHOLE_GPU_MILLI;
+  private static final int WHOLE = GpuRequestRules.WHOLE_GPU_MILLI;
 
   private PodGpuRequestParser() {}
 
@@ -90,38 +89,39 @@ public final class PodGpuRequestParser {
       return new ParsedRequest.NoGpu();
     }
 
-    boolean anyShare = gpuContainers.stream().anyMatch(c -> c.computeMilli < WHOLE);
+    boolean anyShare =
+        gpuContainers.stream().anyMatch(c -> !GpuRequestRules.isWholeGpus(c.computeMilli));
     Integer limit =
         anyShare ? parseLimit(annotations.get(ShareGpuAnnotations.GPU_LIMIT_MILLI), errors) : null;
     List<String> models =
         parseList(
             ShareGpuAnnotations.GPU_MODELS,
             annotations.get(ShareGpuAnnotations.GPU_MODELS),
-            MODEL,
-            "model names may contain only letters, digits, '-', '_' and '.'",
+            GpuRequestRules::isModel,
+            GpuRequestRules.MODEL_SYNTAX,
             errors);
     List<String> pinned =
         parseList(
             ShareGpuAnnotations.GPU_UUIDS,
             annotations.get(ShareGpuAnnotations.GPU_UUIDS),
-            UUID,
-            "GPU UUIDs may contain only letters, digits, '-', '_' and '/'",
+            GpuRequestRules::isGpuUuid,
+            GpuRequestRules.UUID_SYNTAX,
             errors);
     List<String> excluded =
         parseList(
             ShareGpuAnnotations.GPU_EXCLUDE_UUIDS,
             annotations.get(ShareGpuAnnotations.GPU_EXCLUDE_UUIDS),
-            UUID,
-            "GPU UUIDs may contain only letters, digits, '-', '_' and '/'",
+            GpuRequestRules::isGpuUuid,
+            GpuRequestRules.UUID_SYNTAX,
             errors);
 
     List<ContainerGpuRequest> containers = new ArrayList<>();
     for (GpuContainer c : gpuContainers) {
-      if (c.computeMilli >= WHOLE) {
+      if (GpuRequestRules.isWholeGpus(c.computeMilli)) {
         containers.add(new ContainerGpuRequest(c.name, c.computeMilli, c.memoryMib, WHOLE));
       } else if (limit == null) {
         containers.add(ContainerGpuRequest.share(c.name, c.computeMilli, c.memoryMib));
-      } else if (limit < c.computeMilli) {
+      } else if (GpuRequestRules.limitProblem(c.computeMilli, limit).isPresent()) {
         errors.add(
             ShareGpuAnnotations.GPU_LIMIT_MILLI
                 + " \""
@@ -197,12 +197,9 @@ public final class PodGpuRequestParser {
       return 0;
     }
     int milli = value.intValueExact();
-    if (milli >= WHOLE && milli % WHOLE != 0) {
-      errors.add(
-          prefix
-              + " "
-              + quoted(quantity)
-              + " is >= 1000 but not a multiple of 1000 (whole GPUs are 1000, 2000, ...)");
+    Optional<String> problem = GpuRequestRules.computeProblem(milli);
+    if (problem.isPresent()) {
+      errors.add(prefix + " " + quoted(quantity) + problem.get());
       return 0;
     }
     return milli;
@@ -256,7 +253,8 @@ public final class PodGpuRequestParser {
       errors.add(key + " must be > 0, got \"" + raw + "\"");
       return null;
     }
-    if (limit.compareTo(BigDecimal.valueOf(WHOLE)) > 0) {
+    if (limit.compareTo(BigDecimal.valueOf(WHOLE)) > 0
+        || !GpuRequestRules.isWithinOneGpu(limit.intValueExact())) {
       errors.add(key + " \"" + raw + "\" is above 1000");
       return null;
     }
@@ -264,14 +262,14 @@ public final class PodGpuRequestParser {
   }
 
   private static List<String> parseList(
-      String key, @Nullable String raw, Pattern item, String rule, List<String> errors) {
+      String key, @Nullable String raw, Predicate<String> item, String rule, List<String> errors) {
     if (raw == null || raw.isBlank()) {
       return List.of();
     }
     List<String> items = new ArrayList<>();
     for (String part : raw.split(",", -1)) {
       String trimmed = part.trim();
-      if (!item.matcher(trimmed).matches()) {
+      if (!item.test(trimmed)) {
         errors.add(key + ": " + rule + ", got \"" + raw + "\"");
         return List.of();
       }

@@ -13,7 +13,7 @@ import java.util.List;
  */
 public interface PlacementPolicy {
 
-  /** Returns the name it is registered under in {@link PlacementPolicies}. */
+  /** Returns the name it is listed under in {@link io.sharegpu.core.policy.PolicyRegistry}. */
   String name();
 
   /** Higher is better. view = the node now; grant = candidate grant on that node. */

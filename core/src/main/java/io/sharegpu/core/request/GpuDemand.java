@@ -1,7 +1,10 @@
 package io.sharegpu.core.request;
 
 /**
- * The GPU demand of one container.
+ * The GPU demand of one container: a request that passed the GPU request rules (they live in {@code
+ * io.sharegpu.api.request.GpuRequestRules}, beside the pod request parser; core cannot depend on
+ * api, so the constructor guards the same invariants, and {@code RequestRulesAgreementTest} in the
+ * simulator keeps the two in step).
  *
  * @param container the container name
  * @param computeMilli 1..999 = a share of one GPU; 1000*k = k whole GPUs (exclusive)

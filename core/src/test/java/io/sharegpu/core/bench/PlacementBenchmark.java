@@ -7,7 +7,7 @@ import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.lang.management.ManagementFactory;
@@ -41,7 +41,7 @@ public final class PlacementBenchmark {
     String policy = args.length > 2 ? args[2] : "binpack";
     Ledger ledger = cluster(nodes, occupancy, new Random(42));
     List<String> names = new ArrayList<>(ledger.nodeNames());
-    Placement placement = new Placement(ledger, PlacementPolicies.byName(policy, 1));
+    Placement placement = new Placement(ledger, PolicyRegistry.ALL.create(policy, 1));
     PodDemand[] pods = {
       PodDemand.share("bench/share", "u-share", 250, 0),
       PodDemand.share("bench/share-mem", "u-share-mem", 100, 30000),
@@ -98,7 +98,7 @@ public final class PlacementBenchmark {
     long target = (long) (occupancy * nodes * 8 * 1000);
     long held = 0;
     int uid = 0;
-    Placement fill = new Placement(ledger, PlacementPolicies.byName("spread", 0));
+    Placement fill = new Placement(ledger, PolicyRegistry.ALL.create("spread", 0));
     List<String> names = new ArrayList<>(ledger.nodeNames());
     while (held < target) {
       String node = names.get(rnd.nextInt(names.size()));

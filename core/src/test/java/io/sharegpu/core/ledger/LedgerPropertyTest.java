@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ class LedgerPropertyTest {
     }
     Placement placement =
         new Placement(
-            ledger, PlacementPolicies.byName(rnd.nextBoolean() ? "binpack" : "spread", seed));
+            ledger, PolicyRegistry.ALL.create(rnd.nextBoolean() ? "binpack" : "spread", seed));
     List<String> live = new ArrayList<>();
     int next = 0;
     for (int step = 0; step < STEPS; step++) {

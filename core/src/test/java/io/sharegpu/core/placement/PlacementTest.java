@@ -18,6 +18,7 @@ import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.List;
@@ -257,23 +258,11 @@ class PlacementTest {
   void prioritizeAgreesWithPlace() {
     Ledger l = cluster();
     for (String policy : List.of("binpack", "spread")) {
-      Placement p = new Placement(l, PlacementPolicies.byName(policy, 1));
+      Placement p = new Placement(l, PolicyRegistry.ALL.create(policy, 1));
       PodDemand pod = PodDemand.share("ns/p", "u", 100, 0);
       String best = p.place(pod).orElseThrow().node();
       assertThat(p.prioritize(pod, List.of("n1", "n2", "n3"))).containsEntry(best, 10);
     }
-  }
-
-  @Test
-  void registryKnowsBuiltInsAndRefusesUnknownNames() {
-    assertThat(PlacementPolicies.names()).contains("binpack", "spread");
-    assertThat(PlacementPolicies.byName("BinPack", 0).name()).isEqualTo("binpack");
-    assertThatThrownBy(() -> PlacementPolicies.byName("no-such-policy", 0))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("binpack")
-        .hasMessageContaining("spread");
-    PlacementPolicies.register("test-first-gpu", seed -> new SpreadPolicy());
-    assertThat(PlacementPolicies.names()).contains("test-first-gpu");
   }
 
   @Test

@@ -8,22 +8,12 @@ import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.request.PodDemand;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class BaselinePoliciesTest {
-
-  @Test
-  void registryKnowsEveryPolicy() {
-    TracePolicies.registerAll();
-    assertThat(PlacementPolicies.names())
-        .contains("random", "dotprod", "clustering", "packing", "bestfit", "fgd", "sharegpu");
-    assertThat(PlacementPolicies.byName("FGD", 1)).isInstanceOf(FgdPolicy.class);
-    assertThat(PlacementPolicies.byName("sharegpu", 1).name()).isEqualTo("sharegpu");
-  }
 
   @Test
   void bestFitTakesTheFullestNodeAndGpu() {

@@ -10,8 +10,8 @@ import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
+import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.ArrayList;
@@ -217,7 +217,7 @@ class VictimSelectorPropertyTest {
     boolean host = rnd.nextInt(4) == 0;
     Ledger ledger = new Ledger();
     ledger.putNode(new GpuNode(NODE, gpus, host ? 16_000 : 0, 0));
-    PlacementPolicy policy = PlacementPolicies.byName(rnd.nextBoolean() ? "binpack" : "spread", 1);
+    PlacementPolicy policy = PolicyRegistry.ALL.create(rnd.nextBoolean() ? "binpack" : "spread", 1);
     Placement placement = new Placement(ledger, policy);
     List<PreemptionCandidate> candidates = new ArrayList<>();
     int pods = maxPods / 2 + rnd.nextInt(maxPods / 2 + 1);
@@ -248,7 +248,7 @@ class VictimSelectorPropertyTest {
     }
     Ledger ledger = new Ledger();
     ledger.putNode(GpuNode.of(NODE, gpus));
-    PlacementPolicy policy = PlacementPolicies.byName("binpack", 1);
+    PlacementPolicy policy = PolicyRegistry.ALL.create("binpack", 1);
     List<PreemptionCandidate> candidates = new ArrayList<>();
     int pods = 6 + rnd.nextInt(7);
     for (int i = 0; i < pods; i++) {

@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.ShareGpuEnv;
 import io.sharegpu.api.ShareGpuResources;
+import io.sharegpu.api.request.GpuRequestRules;
 import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.api.sharepod.SharePod;
@@ -34,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,8 +55,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class SharePodPods {
 
-  private static final Pattern MODEL = Pattern.compile("[A-Za-z0-9._-]+");
-  private static final BigDecimal THOUSAND = BigDecimal.valueOf(1000);
+  private static final BigDecimal THOUSAND = BigDecimal.valueOf(GpuRequestRules.WHOLE_GPU_MILLI);
   private static final BigDecimal MIB = BigDecimal.valueOf(1024L * 1024L);
   private static final int LABEL_VALUE_MAX = 63;
 
@@ -172,7 +171,7 @@ public final class SharePodPods {
     if (gpu.getRequest() == null) {
       errors.add("spec.gpu.request is required, e.g. \"0.25\" (a quarter of one GPU) or \"2\"");
     }
-    if (compute != null && compute >= 1000 && compute % 1000 != 0) {
+    if (compute != null && !GpuRequestRules.isValidCompute(compute)) {
       errors.add(
           "spec.gpu.request "
               + quoted(gpu.getRequest())
@@ -189,13 +188,16 @@ public final class SharePodPods {
                   + quoted(gpu.getLimit())
                   + " is below spec.gpu.request "
                   + quoted(gpu.getRequest()));
-        } else if (compute < 1000 && parsed > 1000) {
-          errors.add(
-              "spec.gpu.limit "
-                  + quoted(gpu.getLimit())
-                  + " is above 1: a share can use at most one whole GPU");
-        } else if (compute < 1000) {
-          limit = parsed;
+        } else if (!GpuRequestRules.isWholeGpus(compute)) {
+          // whole GPUs run uncapped: a limit at or above their request says nothing more
+          if (GpuRequestRules.limitProblem(compute, parsed).isPresent()) {
+            errors.add(
+                "spec.gpu.limit "
+                    + quoted(gpu.getLimit())
+                    + " is above 1: a share can use at most one whole GPU");
+          } else {
+            limit = parsed;
+          }
         }
       }
     }
@@ -204,7 +206,7 @@ public final class SharePodPods {
     List<String> rawModels = gpu.getModels();
     for (int i = 0; i < rawModels.size(); i++) {
       String model = rawModels.get(i) == null ? "" : rawModels.get(i).trim();
-      if (!MODEL.matcher(model).matches()) {
+      if (!GpuRequestRules.isModel(model)) {
         errors.add(
             "spec.gpu.models["
                 + i

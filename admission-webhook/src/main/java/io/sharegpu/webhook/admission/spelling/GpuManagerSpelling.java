@@ -3,6 +3,7 @@ package io.sharegpu.webhook.admission.spelling;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.sharegpu.api.ShareGpuAnnotations;
+import io.sharegpu.api.request.GpuRequestRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -126,7 +127,7 @@ public final class GpuManagerSpelling implements Spelling {
 
   private static boolean hasDifferentShares(Map<String, Translation.Share> shares) {
     return shares.values().stream()
-            .filter(s -> s.milli() < 1000)
+            .filter(s -> !GpuRequestRules.isWholeGpus(s.milli()))
             .mapToInt(s -> s.milli())
             .distinct()
             .count()

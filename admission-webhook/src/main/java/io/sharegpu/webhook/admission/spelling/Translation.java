@@ -1,5 +1,6 @@
 package io.sharegpu.webhook.admission.spelling;
 
+import io.sharegpu.api.request.GpuRequestRules;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -12,14 +13,17 @@ public sealed interface Translation permits Translation.Translated, Translation.
    * One container's share in ShareGPU's units.
    *
    * @param milli {@code sharegpu.io/gpu-milli}: 1..999 a share of one GPU, or whole GPUs x 1000
+   *     ({@link GpuRequestRules#computeProblem})
    * @param memoryMib {@code sharegpu.io/gpu-memory} in MiB, or null for ShareGPU's default (the
    *     share of the GPU's memory)
    */
   record Share(int milli, @Nullable Long memoryMib) {
     public Share {
-      if (milli <= 0 || (milli > 1000 && milli % 1000 != 0)) {
-        throw new IllegalArgumentException("milli must be 1..1000 or whole GPUs, got " + milli);
-      }
+      GpuRequestRules.computeProblem(milli)
+          .ifPresent(
+              p -> {
+                throw new IllegalArgumentException("milli " + milli + p);
+              });
       if (memoryMib != null && memoryMib <= 0) {
         throw new IllegalArgumentException("memoryMib must be positive, got " + memoryMib);
       }
