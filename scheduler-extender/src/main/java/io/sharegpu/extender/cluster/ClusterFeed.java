@@ -78,7 +78,7 @@ public final class ClusterFeed implements AutoCloseable {
    * <p>The informers list in pages of {@value #LIST_PAGE} (one page of full objects in memory at a
    * time, as kube-scheduler's own informers do) and keep reduced copies ({@link CachedObjects}),
    * without fabric8's by-namespace index (nothing looks objects up by namespace). Once every
-   * informer has synced, the ledger is rebuilt from the stores' copies before the view reports
+   * informer has synced, the ledger is rebuilt from the stores' copies before the state reports
    * ready: fabric8 delivers the initial list's events to the handlers asynchronously, so when
    * {@code hasSynced} turns true the handlers may not have seen every object yet.
    */
@@ -151,7 +151,7 @@ public final class ClusterFeed implements AutoCloseable {
    * True when the pod informer has seen every pod of {@code listed} (a fresh list from the API
    * server) at its listed resourceVersion or later: nothing another replica bound before that list
    * is missing from the ledger. A bind leader checks this before its first bind. Without informers
-   * (tests that feed the view directly) it is true.
+   * (tests that drive the feed directly) it is true.
    */
   public boolean podsSeenAsOf(List<Pod> listed) {
     SharedIndexInformer<Pod> informer = pods;
@@ -184,7 +184,7 @@ public final class ClusterFeed implements AutoCloseable {
 
   /**
    * How long the last {@link #start()} took from starting the informers to a rebuilt ledger (the
-   * informers' initial lists and the replay of every cached object); empty until the view is ready
+   * informers' initial lists and the replay of every cached object); empty until the state is ready
    * through {@link #start()}.
    */
   public Optional<Duration> ledgerRebuildTime() {
