@@ -10,22 +10,16 @@ import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.ledger.OverCommitException;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
-import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.NodeScores;
 import io.sharegpu.core.placement.Placement;
 import io.sharegpu.core.placement.PlacementPolicy;
-import io.sharegpu.core.placement.Rejection;
-import io.sharegpu.core.preemption.NominationGuard;
-import io.sharegpu.core.preemption.ShortfallClassifier;
 import io.sharegpu.core.request.PodDemand;
 import io.sharegpu.extender.mapping.PodDemands;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -99,8 +93,7 @@ public final class SchedulingState {
     this.clock = clock;
   }
 
-  // ---- readiness
-  // ---------------------------------------------------------------------------------
+  // ---- readiness ----
 
   /** True once the ledger has been rebuilt from the cluster. */
   public boolean isReady() {
@@ -125,8 +118,7 @@ public final class SchedulingState {
     }
   }
 
-  // ---- the verbs
-  // ---------------------------------------------------------------------------------
+  // ---- the verbs ----
 
   /**
    * Decides filter for a pod: which candidates have GPUs that fit it. The pod's own reservation is
@@ -166,10 +158,10 @@ public final class SchedulingState {
         policy.observe(demand);
       }
       dropOwnReservationLocked(demand.podUid());
-      pass = filterPass(demand, priority, names);
+      pass = FilterPass.evaluate(placement, ledger, nominations, demand, priority, names);
       if (!pass.waitForTerminating()
           || recentlyWaited.asMap().putIfAbsent(demand.podUid(), Boolean.TRUE) != null) {
-        return pass.decide(this, demand);
+        return decided(pass, demand);
       }
     } finally {
       lock.unlock();
@@ -179,10 +171,20 @@ public final class SchedulingState {
     }
     lock.lock();
     try {
-      return filterPass(demand, priority, names).decide(this, demand);
+      return decided(
+          FilterPass.evaluate(placement, ledger, nominations, demand, priority, names), demand);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** The filter decision; with one feasible node left, the pod's grant there is reserved. */
+  private FilterDecision.Filtered decided(FilterPass pass, PodDemand demand) {
+    if (pass.feasible().size() == 1) {
+      // prioritize is skipped with one node left: this is the node the scheduler will bind to
+      reserveLocked(demand, pass.feasible().get(0));
+    }
+    return pass.decision(demand);
   }
 
   /**
@@ -309,8 +311,7 @@ public final class SchedulingState {
     return largest > 0 ? PodGpuRequestParser.checkMemoryFits(request, largest) : Optional.empty();
   }
 
-  // ---- reservations
-  // ------------------------------------------------------------------------------
+  // ---- reservations ----
 
   /**
    * Reserves the policy's best grant for {@code pod} on {@code node} until a bind takes it or the
@@ -400,8 +401,7 @@ public final class SchedulingState {
     }
   }
 
-  // ---- what the informer feed tells
-  // ---------------------------------------------------------------
+  // ---- what the informer feed tells ----
 
   /** Puts (or replaces) a GPU node: its Node and its GPUNode both exist. */
   public void putNode(GpuNode node) {
@@ -550,8 +550,7 @@ public final class SchedulingState {
     return roomVersion.get();
   }
 
-  // ---- reads
-  // -------------------------------------------------------------------------------------
+  // ---- reads ----
 
   /** Runs {@code f} on the ledger under the lock; {@code f} must only read. */
   public <T> T withLedger(Function<Ledger, T> f) {
@@ -579,113 +578,6 @@ public final class SchedulingState {
   /** Returns the largest GPU memory of the cluster in MiB, 0 without GPUs. */
   public long largestGpuMemoryMib() {
     return largestMemoryMib;
-  }
-
-  // ---- filter's evaluation
-  // -----------------------------------------------------------------------
-
-  /** One evaluation of filter under the lock, with what the recheck needs. */
-  private record FilterPass(
-      List<String> feasible,
-      Map<String, String> failed,
-      Map<String, String> unresolvable,
-      long ledgerVersion,
-      boolean terminatingOnCandidates,
-      int heldForNominees) {
-
-    boolean waitForTerminating() {
-      return feasible.isEmpty() && terminatingOnCandidates;
-    }
-
-    FilterDecision.Filtered decision(PodDemand demand) {
-      return new FilterDecision.Filtered(demand, feasible, failed, unresolvable, heldForNominees);
-    }
-
-    /** The decision; with one feasible node left, the pod's grant there is reserved. Locked. */
-    FilterDecision.Filtered decide(SchedulingState state, PodDemand demand) {
-      if (feasible.size() == 1) {
-        // prioritize is skipped with one node left: this is the node the scheduler will bind to
-        state.reserveLocked(demand, feasible.get(0));
-      }
-      return decision(demand);
-    }
-  }
-
-  private FilterPass filterPass(PodDemand demand, int priority, List<String> names) {
-    FilterResult r = placement.filter(demand, names);
-    Map<String, String> failed = new LinkedHashMap<>();
-    List<String> feasible =
-        nominations.isEmpty()
-            ? r.feasible()
-            : holdNominatedRoom(demand, priority, r.feasible(), failed);
-    Map<String, String> unresolvable = new LinkedHashMap<>();
-    Set<String> known = ledger.nodeNames();
-    boolean terminating = false;
-    ShortfallClassifier shortfalls = null;
-    for (int i = 0; i < r.rejectedCount(); i++) {
-      Rejection rejection = r.rejection(i);
-      if (known.contains(rejection.node())) {
-        if (shortfalls == null) {
-          shortfalls = new ShortfallClassifier(ledger);
-        }
-        if (!shortfalls.classify(demand, rejection.node()).preemptionCouldHelp()) {
-          // a wrong model, more memory or GPUs than the node has: no eviction helps
-          unresolvable.put(rejection.node(), rejection.reason());
-          continue;
-        }
-        failed.put(rejection.node(), rejection.reason());
-        if (feasible.isEmpty() && !terminating) {
-          terminating =
-              ledger.allocations(rejection.node()).stream()
-                  .anyMatch(a -> a.state() == AllocationState.TERMINATING);
-        }
-      } else {
-        unresolvable.put(rejection.node(), rejection.reason());
-      }
-    }
-    return new FilterPass(
-        feasible,
-        failed,
-        unresolvable,
-        ledger.version(),
-        terminating,
-        r.feasible().size() - feasible.size());
-  }
-
-  /**
-   * The feasible nodes where placing the pod leaves room for every pod nominated there of equal or
-   * higher priority ({@link NominationGuard}); the others go to {@code failed} with the reason.
-   */
-  private List<String> holdNominatedRoom(
-      PodDemand demand, int priority, List<String> feasible, Map<String, String> failed) {
-    List<String> kept = null;
-    NominationGuard guard = null;
-    for (int i = 0; i < feasible.size(); i++) {
-      String node = feasible.get(i);
-      List<NominationGuard.Nominee> nominees = nominations.on(node);
-      Optional<NominationGuard.Nominee> pushed = Optional.empty();
-      if (!nominees.isEmpty()) {
-        if (guard == null) {
-          guard = new NominationGuard(ledger, placement);
-        }
-        pushed = guard.pushedOut(demand, priority, node, nominees);
-      }
-      if (pushed.isPresent()) {
-        if (kept == null) {
-          kept = new ArrayList<>(feasible.subList(0, i));
-        }
-        failed.put(
-            node,
-            "the GPU room it has is held for pod "
-                + pushed.get().demand().podKey()
-                + " (priority "
-                + pushed.get().priority()
-                + "), which preempted pods on this node to get it");
-      } else if (kept != null) {
-        kept.add(node);
-      }
-    }
-    return kept == null ? feasible : kept;
   }
 
   /**
