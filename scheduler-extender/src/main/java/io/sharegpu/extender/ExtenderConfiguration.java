@@ -11,16 +11,19 @@ import io.sharegpu.extender.bind.BindLeadership;
 import io.sharegpu.extender.bind.BindRouter;
 import io.sharegpu.extender.bind.PeerTls;
 import io.sharegpu.extender.bind.PodBinder;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.ClusterFeed;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import io.sharegpu.extender.preempt.DisruptionBudgets;
 import io.sharegpu.extender.preempt.Preemption;
 import io.sharegpu.extender.requeue.WaitingPods;
+import io.sharegpu.extender.scheduling.ReservationExpiry;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import io.sharegpu.extender.status.AllocationSummaryPublisher;
 import io.sharegpu.extender.web.ExtenderHandler;
 import io.sharegpu.extender.web.WireCodec;
 import java.security.GeneralSecurityException;
+import java.time.Clock;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
@@ -98,20 +101,31 @@ public class ExtenderConfiguration {
     return PolicyRegistry.PRODUCT.create(name, 1L);
   }
 
-  /** The cluster view, started on a background thread; readiness waits for it. */
+  /** The scheduling state: the ledger, reservations and binds in flight behind one lock. */
   @Bean(destroyMethod = "close")
-  ClusterView clusterView(
-      KubernetesClient client, PlacementPolicy policy, ExtenderProperties props) {
-    ClusterView view = new ClusterView(client, policy, props.reservationTtl());
+  SchedulingState schedulingState(PlacementPolicy policy, ExtenderProperties props) {
+    return new SchedulingState(policy, props.reservationTtl(), Clock.systemUTC());
+  }
+
+  /** Releases the reservations whose TTL passed, a few times per TTL. */
+  @Bean(destroyMethod = "close")
+  ReservationExpiry reservationExpiry(SchedulingState state, ExtenderProperties props) {
+    return ReservationExpiry.start(state, props.reservationTtl(), Clock.systemUTC());
+  }
+
+  /** The informer feed, started on a background thread; readiness waits for it. */
+  @Bean(destroyMethod = "close")
+  ClusterFeed clusterFeed(KubernetesClient client, SchedulingState state) {
+    ClusterFeed feed = new ClusterFeed(client, state);
     Thread t =
         new Thread(
             () -> {
-              while (!view.isReady()) {
+              while (!state.isReady()) {
                 try {
-                  view.start();
+                  feed.start();
                 } catch (RuntimeException e) {
                   LOG.error("cannot build the cluster view, retrying in 5s: {}", e.toString());
-                  view.close();
+                  feed.close();
                   try {
                     Thread.sleep(5000);
                   } catch (InterruptedException ie) {
@@ -123,7 +137,7 @@ public class ExtenderConfiguration {
             "cluster-view-start");
     t.setDaemon(true);
     t.start();
-    return view;
+    return feed;
   }
 
   @Bean(destroyMethod = "close")
@@ -138,7 +152,8 @@ public class ExtenderConfiguration {
   @Bean(destroyMethod = "close")
   BindLeadership bindLeadership(
       KubernetesClient client,
-      ClusterView view,
+      ClusterFeed feed,
+      SchedulingState state,
       ExtenderMetrics metrics,
       ExtenderProperties props) {
     ExtenderProperties.BindLease lease = props.bindLease();
@@ -152,7 +167,8 @@ public class ExtenderConfiguration {
     BindLeadership l =
         BindLeadership.elected(
             client,
-            view,
+            feed,
+            state,
             metrics,
             namespace,
             lease.name(),
@@ -202,11 +218,12 @@ public class ExtenderConfiguration {
   @Bean
   PodBinder podBinder(
       KubernetesClient client,
-      ClusterView view,
+      ClusterFeed feed,
+      SchedulingState state,
       PodEvents events,
       ExtenderMetrics metrics,
       BindLeadership leadership) {
-    return new PodBinder(client, view, events, metrics, leadership::isLeader);
+    return new PodBinder(client, feed, state, events, metrics, leadership::isLeader);
   }
 
   /** Binds on this replica; the controller forwards to the leader when this one is not. */
@@ -221,13 +238,15 @@ public class ExtenderConfiguration {
    */
   @Bean(destroyMethod = "close")
   AllocationSummaryPublisher allocationSummaryPublisher(
-      ClusterView view,
+      SchedulingState state,
+      ClusterFeed feed,
       KubernetesClient client,
       BindLeadership leadership,
       MeterRegistry registry) {
     AllocationSummaryPublisher p =
         new AllocationSummaryPublisher(
-            view,
+            state,
+            feed,
             client,
             leadership::isLeader,
             Duration.ofSeconds(5),
@@ -239,8 +258,9 @@ public class ExtenderConfiguration {
   }
 
   @Bean(destroyMethod = "close")
-  WaitingPods waitingPods(ClusterView view, KubernetesClient client, MeterRegistry registry) {
-    WaitingPods waiting = new WaitingPods(view, client, registry, java.time.Clock.systemUTC());
+  WaitingPods waitingPods(
+      SchedulingState state, ClusterFeed feed, KubernetesClient client, MeterRegistry registry) {
+    WaitingPods waiting = new WaitingPods(state, feed, client, registry, Clock.systemUTC());
     waiting.start();
     return waiting;
   }
@@ -253,19 +273,19 @@ public class ExtenderConfiguration {
 
   /** The preempt verb's decision (and the debug explanation's "would preempt"). */
   @Bean
-  Preemption preemption(ClusterView view, DisruptionBudgets budgets) {
-    return new Preemption(view, budgets, java.time.Clock.systemUTC());
+  Preemption preemption(SchedulingState state, ClusterFeed feed, DisruptionBudgets budgets) {
+    return new Preemption(state, feed, budgets, Clock.systemUTC());
   }
 
   @Bean
   ExtenderHandler extenderHandler(
-      ClusterView view,
+      SchedulingState state,
       BindRouter router,
       PodEvents events,
       ExtenderMetrics metrics,
       WaitingPods waiting,
       Preemption preemption) {
-    return new ExtenderHandler(view, router, events, metrics, waiting, preemption);
+    return new ExtenderHandler(state, router, events, metrics, waiting, preemption);
   }
 
   @Bean
@@ -275,12 +295,12 @@ public class ExtenderConfiguration {
 
   /** Readiness: up once the ledger was rebuilt from the cluster. */
   @Bean("clusterViewHealthIndicator")
-  HealthIndicator clusterViewHealth(ClusterView view) {
+  HealthIndicator clusterViewHealth(SchedulingState state) {
     return () ->
-        view.isReady()
+        state.isReady()
             ? Health.up().build()
             : Health.outOfService()
-                .withDetail("reason", String.valueOf(view.notReadyReason()))
+                .withDetail("reason", String.valueOf(state.notReadyReason()))
                 .build();
   }
 }

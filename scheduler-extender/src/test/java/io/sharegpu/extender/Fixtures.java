@@ -12,7 +12,6 @@ import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GPUNodeStatus;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.core.ledger.GpuUsage;
-import io.sharegpu.extender.cluster.ClusterView;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -104,25 +103,19 @@ public final class Fixtures {
         .build();
   }
 
-  /** A view with no client, fed by hand, ready. */
-  public static ClusterView view(String policy) {
-    ClusterView v =
-        new ClusterView(
-            null,
-            io.sharegpu.core.placement.PlacementPolicies.byName(policy, 1),
-            java.time.Duration.ofSeconds(30));
-    v.markReady();
-    return v;
+  /** A scheduling state and its feed with no client, fed by hand, ready. */
+  public static ClusterFixture view(String policy) {
+    return ClusterFixture.ready(policy);
   }
 
   /** Adds a GPU node (Node + GPUNode) to a view. */
-  public static void addNode(ClusterView v, String name, String model, int gpus, long mem) {
+  public static void addNode(ClusterFixture v, String name, String model, int gpus, long mem) {
     v.onNode(node(name, gpus, mem));
     v.onGpuNode(gpuNode(name, model, gpus, mem));
   }
 
   /** Asserts no GPU of the view is over-committed; returns the total allocated compute. */
-  public static long assertInvariant(ClusterView v) {
+  public static long assertInvariant(ClusterFixture v) {
     return v.withLedger(
         l -> {
           long total = 0;

@@ -9,8 +9,9 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.extender.cluster.CachedObjects;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.ClusterFeed;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +37,8 @@ public final class BindLeadership implements AutoCloseable {
   private static final long LIST_PAGE = 500;
 
   private final @Nullable KubernetesClient client;
-  private final @Nullable ClusterView view;
+  private final @Nullable ClusterFeed feed;
+  private final @Nullable SchedulingState state;
   private final ExtenderMetrics metrics;
   private final String namespace;
   private final String name;
@@ -53,7 +55,8 @@ public final class BindLeadership implements AutoCloseable {
 
   private BindLeadership(
       @Nullable KubernetesClient client,
-      @Nullable ClusterView view,
+      @Nullable ClusterFeed feed,
+      @Nullable SchedulingState state,
       ExtenderMetrics metrics,
       String namespace,
       String name,
@@ -62,7 +65,8 @@ public final class BindLeadership implements AutoCloseable {
       Duration renewDeadline,
       Duration retryPeriod) {
     this.client = client;
-    this.view = view;
+    this.feed = feed;
+    this.state = state;
     this.metrics = metrics;
     this.namespace = namespace;
     this.name = name;
@@ -76,7 +80,7 @@ public final class BindLeadership implements AutoCloseable {
   public static BindLeadership single(ExtenderMetrics metrics) {
     BindLeadership l =
         new BindLeadership(
-            null, null, metrics, "", "", "", Duration.ZERO, Duration.ZERO, Duration.ZERO);
+            null, null, null, metrics, "", "", "", Duration.ZERO, Duration.ZERO, Duration.ZERO);
     l.leading = true;
     l.caughtUp = true;
     metrics.leader(true);
@@ -91,7 +95,16 @@ public final class BindLeadership implements AutoCloseable {
       boolean leader, String identity, @Nullable String leaderUrl, ExtenderMetrics metrics) {
     BindLeadership l =
         new BindLeadership(
-            null, null, metrics, "", "", identity, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+            null,
+            null,
+            null,
+            metrics,
+            "",
+            "",
+            identity,
+            Duration.ZERO,
+            Duration.ZERO,
+            Duration.ZERO);
     l.leading = leader;
     l.caughtUp = leader;
     l.leader = leader ? identity : leaderUrl;
@@ -106,7 +119,8 @@ public final class BindLeadership implements AutoCloseable {
    */
   public static BindLeadership elected(
       KubernetesClient client,
-      ClusterView view,
+      ClusterFeed feed,
+      SchedulingState state,
       ExtenderMetrics metrics,
       String namespace,
       String name,
@@ -122,7 +136,8 @@ public final class BindLeadership implements AutoCloseable {
     metrics.leader(false);
     return new BindLeadership(
         client,
-        view,
+        feed,
+        state,
         metrics,
         namespace,
         name,
@@ -202,10 +217,11 @@ public final class BindLeadership implements AutoCloseable {
   /** Waits until the ledger holds every assignment a fresh list shows, then allows binds. */
   private void catchUp(long myTerm) {
     KubernetesClient c = client;
-    ClusterView v = view;
+    ClusterFeed v = feed;
+    SchedulingState s = state;
     while (!closed && leading && term.get() == myTerm) {
       try {
-        if (v != null && c != null && v.isReady()) {
+        if (v != null && s != null && c != null && s.isReady()) {
           List<Pod> assigned = listAssigned(c);
           if (v.podsSeenAsOf(assigned)) {
             if (leading && term.get() == myTerm) {

@@ -6,14 +6,15 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.sharegpu.api.assignment.AssignmentAnnotations;
-import io.sharegpu.api.request.ParsedRequest;
-import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.request.PodDemand;
-import io.sharegpu.extender.cluster.ClusterView;
-import io.sharegpu.extender.cluster.DemandMapper;
+import io.sharegpu.extender.cluster.ClusterFeed;
 import io.sharegpu.extender.events.PodEvents;
+import io.sharegpu.extender.mapping.DemandMapper;
+import io.sharegpu.extender.mapping.PodDemands;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.scheduling.BindTicket;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * in its metadata: the API server copies them onto the pod in the same write that sets {@code
  * spec.nodeName}, under the Binding's preconditions ({@code metadata.uid} = the pod's UID, {@code
  * metadata.resourceVersion} = the version that was read). The pod is never seen bound without its
- * annotations, or annotated without being bound. Any failure releases the GPUs and answers an
+ * annotations, or annotated without being bound. The GPUs are held by a {@link BindTicket}: any
+ * failure, an exception included, releases them (the ticket is closed on every path) and answers an
  * error; it never answers success without a Binding.
  */
 public final class PodBinder {
@@ -40,16 +42,53 @@ public final class PodBinder {
   private static final String NOT_LEADER =
       "no bind leader: this replica lost the bind Lease while binding; the scheduler will retry";
 
-  private final KubernetesClient client;
-  private final ClusterView view;
+  /** The binder's reads and writes of pods on the API server (a seam for fault tests). */
+  interface PodApi {
+    /** The pod, null when it does not exist. */
+    @Nullable Pod read(String namespace, String name);
+
+    /** Creates {@code binding} in its namespace. */
+    void createBinding(Binding binding);
+
+    static PodApi of(KubernetesClient client) {
+      return new PodApi() {
+        @Override
+        public @Nullable Pod read(String namespace, String name) {
+          return client.pods().inNamespace(namespace).withName(name).get();
+        }
+
+        @Override
+        public void createBinding(Binding binding) {
+          client
+              .bindings()
+              .inNamespace(binding.getMetadata().getNamespace())
+              .resource(binding)
+              .create();
+        }
+      };
+    }
+  }
+
+  /** The pod informer's copy of a pod, empty when it has none. */
+  interface PodCache {
+    Optional<Pod> cachedPod(String namespace, String name);
+  }
+
+  private final PodApi api;
+  private final PodCache cache;
+  private final SchedulingState state;
   private final PodEvents events;
   private final ExtenderMetrics metrics;
   private final BooleanSupplier mayBind;
 
   /** Creates the binder of a single replica (it always may bind). */
   public PodBinder(
-      KubernetesClient client, ClusterView view, PodEvents events, ExtenderMetrics metrics) {
-    this(client, view, events, metrics, () -> true);
+      KubernetesClient client,
+      ClusterFeed feed,
+      SchedulingState state,
+      PodEvents events,
+      ExtenderMetrics metrics) {
+    this(client, feed, state, events, metrics, () -> true);
   }
 
   /**
@@ -60,12 +99,24 @@ public final class PodBinder {
    */
   public PodBinder(
       KubernetesClient client,
-      ClusterView view,
+      ClusterFeed feed,
+      SchedulingState state,
       PodEvents events,
       ExtenderMetrics metrics,
       BooleanSupplier mayBind) {
-    this.client = client;
-    this.view = view;
+    this(PodApi.of(client), feed::cachedPod, state, events, metrics, mayBind);
+  }
+
+  PodBinder(
+      PodApi api,
+      PodCache cache,
+      SchedulingState state,
+      PodEvents events,
+      ExtenderMetrics metrics,
+      BooleanSupplier mayBind) {
+    this.api = api;
+    this.cache = cache;
+    this.state = state;
     this.events = events;
     this.metrics = metrics;
     this.mayBind = mayBind;
@@ -87,13 +138,13 @@ public final class PodBinder {
 
   private BindOutcome bindOnce(String namespace, String name, String uid, String node) {
     String key = namespace + "/" + name;
-    if (!view.isReady()) {
+    if (!state.isReady()) {
       return BindOutcome.failed("not-ready", "the extender is still rebuilding its GPU ledger");
     }
-    Pod pod = view.cachedPod(namespace, name).filter(p -> sameUid(p, uid)).orElse(null);
+    Pod pod = cache.cachedPod(namespace, name).filter(p -> sameUid(p, uid)).orElse(null);
     if (pod == null) {
       try {
-        pod = client.pods().inNamespace(namespace).withName(name).get();
+        pod = api.read(namespace, name);
       } catch (KubernetesClientException e) {
         return BindOutcome.failed("api-error", "cannot read pod " + key + ": " + apiError(e));
       }
@@ -105,59 +156,79 @@ public final class PodBinder {
       return BindOutcome.failed(
           "pod-gone", "pod " + key + " was recreated (UID " + pod.getMetadata().getUid() + ")");
     }
-    String podUid = pod.getMetadata().getUid();
     if (isBound(pod)) {
       return BindOutcome.failed(
           "already-bound", "pod " + key + " is already bound to " + pod.getSpec().getNodeName());
     }
-    ParsedRequest parsed = PodGpuRequestParser.parse(pod);
-    if (parsed instanceof ParsedRequest.Invalid invalid) {
-      String msg = "invalid GPU request: " + String.join("; ", invalid.errors());
-      events.warning(namespace, name, podUid, PodEvents.INVALID_REQUEST, msg);
-      return BindOutcome.failed("invalid-request", msg);
+    PodDemands.Outcome asked = PodDemands.of(pod);
+    if (asked instanceof PodDemands.Invalid invalid) {
+      events.warning(
+          namespace,
+          name,
+          pod.getMetadata().getUid(),
+          PodEvents.INVALID_REQUEST,
+          invalid.message());
+      return BindOutcome.failed("invalid-request", invalid.message());
     }
-    if (!(parsed instanceof ParsedRequest.Valid valid)) {
+    if (!(asked instanceof PodDemands.Demand d)) {
       return bindWithoutGpu(pod, node);
     }
-    PodDemand demand = DemandMapper.toDemand(key, podUid, valid.request());
-    Optional<String> refused = view.beginBind(podUid);
-    if (refused.isPresent()) {
-      return BindOutcome.failed(
-          "already-bound", "pod " + key + " cannot be bound now: " + refused.get());
-    }
-    return bindStarted(pod, demand, node);
-  }
-
-  private BindOutcome bindStarted(Pod pod, PodDemand demand, String node) {
-    String podUid = demand.podUid();
-    if (!mayBind.getAsBoolean()) {
-      view.endBind(podUid, false);
-      return fail(pod, "not-leader", NOT_LEADER);
-    }
-    Optional<Allocation> chosen;
+    PodDemand demand = d.demand();
+    BindTicket ticket;
     try {
-      chosen = view.reserveForBind(demand, node);
+      ticket = state.beginBind(demand, node);
     } catch (RuntimeException e) {
-      view.endBind(podUid, false);
       return fail(pod, "internal", "cannot reserve GPUs on " + node + ": " + e.getMessage());
     }
-    if (chosen.isEmpty()) {
-      String reason = view.withPlacement(p -> p.explain(demand, node)).reason();
-      view.endBind(podUid, false);
+    try (ticket) {
+      if (ticket.refusal().isPresent()) {
+        return BindOutcome.failed(
+            "already-bound", "pod " + key + " cannot be bound now: " + ticket.refusal().get());
+      }
+      return bindHolding(pod, demand, node, ticket);
+    }
+  }
+
+  /**
+   * Creates the Binding for GPUs held by {@code ticket}; commits the ticket only once the Binding
+   * was created, keeps it reserved when that is unknown (no answer, or an exception once the
+   * Binding may have been sent). Every other exit, exceptions before that included, lets the
+   * caller's close release the GPUs.
+   */
+  private BindOutcome bindHolding(Pod pod, PodDemand demand, String node, BindTicket ticket) {
+    if (!mayBind.getAsBoolean()) {
+      return fail(pod, "not-leader", NOT_LEADER);
+    }
+    if (ticket.allocation().isEmpty()) {
+      String reason = ticket.noFit().orElse("");
       return fail(pod, "no-fit", "GPUs on " + node + " no longer fit: " + reason);
     }
-    Allocation a = chosen.get();
+    Allocation a = ticket.allocation().get();
     Map<String, String> annotations =
         AssignmentAnnotations.encode(DemandMapper.toAssignment(a), Instant.now());
     if (!mayBind.getAsBoolean()) {
-      view.endBind(podUid, false);
       return fail(pod, "not-leader", NOT_LEADER);
     }
+    try {
+      return createAndCommit(pod, demand, node, annotations, ticket);
+    } catch (RuntimeException | Error e) {
+      // the Binding may have reached the API server before this failed: hold the GPUs as a
+      // reservation (the informer or the TTL settles it), never free them for another pod now
+      ticket.keepReserved();
+      throw e;
+    }
+  }
+
+  /** Creates the Binding, with one retry after a conflict; commits the ticket on success. */
+  private BindOutcome createAndCommit(
+      Pod pod, PodDemand demand, String node, Map<String, String> annotations, BindTicket ticket) {
+    String podUid = demand.podUid();
+    Allocation a = ticket.allocation().orElseThrow();
     try {
       createBinding(pod, node, annotations, true);
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
-        return afterBindingFailure(pod, node, a, e);
+        return afterBindingFailure(pod, node, ticket, e);
       }
       // Either this bind's own Binding already landed (an earlier attempt whose answer was lost,
       // retried by the client: the retry meets the pod bound) or a newer version of the pod than
@@ -165,13 +236,12 @@ public final class PodBinder {
       // still the same, unbound pod asking for the same.
       Pod now = readPod(pod);
       if (boundByThisBind(now, podUid, node, annotations)) {
-        view.endBind(podUid, true);
+        ticket.commit();
         LOG.debug("{}: the Binding answered 409 but had landed already", demand.podKey());
         return BindOutcome.bound(a);
       }
       Optional<Pod> fresh = freshUnchanged(pod, demand, now);
       if (fresh.isEmpty()) {
-        view.endBind(podUid, false);
         return fail(pod, "conflict", conflict(pod, e));
       }
       try {
@@ -179,16 +249,15 @@ public final class PodBinder {
       } catch (KubernetesClientException again) {
         if (again.getCode() == 409) {
           if (boundByThisBind(readPod(pod), podUid, node, annotations)) {
-            view.endBind(podUid, true);
+            ticket.commit();
             return BindOutcome.bound(a);
           }
-          view.endBind(podUid, false);
           return fail(pod, "conflict", conflict(pod, again));
         }
-        return afterBindingFailure(pod, node, a, again);
+        return afterBindingFailure(pod, node, ticket, again);
       }
     }
-    view.endBind(podUid, true);
+    ticket.commit();
     LOG.debug("bound {} to {} on {}", demand.podKey(), a.uuids(), node);
     return BindOutcome.bound(a);
   }
@@ -206,11 +275,7 @@ public final class PodBinder {
   /** The pod read from the API server; null when it is gone or cannot be read. */
   private @Nullable Pod readPod(Pod pod) {
     try {
-      return client
-          .pods()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName())
-          .get();
+      return api.read(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
     } catch (KubernetesClientException e) {
       return null;
     }
@@ -241,9 +306,8 @@ public final class PodBinder {
             now.getMetadata().getResourceVersion(), pod.getMetadata().getResourceVersion())) {
       return Optional.empty();
     }
-    if (!(PodGpuRequestParser.parse(now) instanceof ParsedRequest.Valid valid)
-        || !DemandMapper.toDemand(demand.podKey(), demand.podUid(), valid.request())
-            .equals(demand)) {
+    if (!(PodDemands.of(now) instanceof PodDemands.Demand asked)
+        || !asked.demand().equals(demand)) {
       return Optional.empty();
     }
     return Optional.of(now);
@@ -271,7 +335,7 @@ public final class PodBinder {
             .withName(node)
             .endTarget()
             .build();
-    client.bindings().inNamespace(pod.getMetadata().getNamespace()).resource(binding).create();
+    api.createBinding(binding);
   }
 
   /**
@@ -281,46 +345,40 @@ public final class PodBinder {
    * or the reservation TTL settles it, and answer an error.
    */
   private BindOutcome afterBindingFailure(
-      Pod pod, String node, Allocation a, KubernetesClientException e) {
-    String podUid = a.podUid();
+      Pod pod, String node, BindTicket ticket, KubernetesClientException e) {
+    String podUid = pod.getMetadata().getUid();
     int code = e.getCode();
     if (code >= 400 && code < 500) {
-      view.endBind(podUid, false);
       return fail(pod, "binding-rejected", "the API server refused the Binding: " + apiError(e));
     }
+    Allocation a = ticket.allocation().orElseThrow();
+    Pod now;
     try {
-      Pod now =
-          client
-              .pods()
-              .inNamespace(pod.getMetadata().getNamespace())
-              .withName(pod.getMetadata().getName())
-              .get();
-      if (now != null
-          && podUid.equals(now.getMetadata().getUid())
-          && node.equals(now.getSpec().getNodeName())) {
-        view.endBind(podUid, true);
-        return BindOutcome.bound(a);
-      }
-      if (now != null && podUid.equals(now.getMetadata().getUid()) && !isBound(now) && code <= 0) {
-        // no answer at all (timeout, connection lost): the request may still reach the API server
-        // and bind the pod with this assignment; hold the GPUs until the informer or the
-        // reservation TTL settles it (a retry of this pod's bind replaces the hold)
-        view.endBindUncertain(podUid);
-        return fail(
-            pod, "binding-unknown", "creating the Binding got no answer: " + e.getMessage());
-      }
-      view.endBind(podUid, false);
-      if (now == null || !podUid.equals(now.getMetadata().getUid()) || !isBound(now)) {
-        return fail(pod, "binding-failed", "creating the Binding failed: " + apiError(e));
-      }
-      return fail(pod, "binding-failed", "pod is bound elsewhere: " + now.getSpec().getNodeName());
+      now = api.read(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
     } catch (KubernetesClientException unknown) {
-      view.endBindUncertain(podUid);
+      ticket.keepReserved();
       return fail(
           pod,
           "binding-unknown",
           "creating the Binding failed and the pod cannot be read: " + apiError(e));
     }
+    if (now != null
+        && podUid.equals(now.getMetadata().getUid())
+        && node.equals(now.getSpec().getNodeName())) {
+      ticket.commit();
+      return BindOutcome.bound(a);
+    }
+    if (now != null && podUid.equals(now.getMetadata().getUid()) && !isBound(now) && code <= 0) {
+      // no answer at all (timeout, connection lost): the request may still reach the API server
+      // and bind the pod with this assignment; hold the GPUs until the informer or the
+      // reservation TTL settles it (a retry of this pod's bind replaces the hold)
+      ticket.keepReserved();
+      return fail(pod, "binding-unknown", "creating the Binding got no answer: " + e.getMessage());
+    }
+    if (now == null || !podUid.equals(now.getMetadata().getUid()) || !isBound(now)) {
+      return fail(pod, "binding-failed", "creating the Binding failed: " + apiError(e));
+    }
+    return fail(pod, "binding-failed", "pod is bound elsewhere: " + now.getSpec().getNodeName());
   }
 
   private BindOutcome bindWithoutGpu(Pod pod, String node) {

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * statuses, node images); the extender reads a handful of fields.
  *
  * <p>What each copy keeps is everything the extender reads from a cached object (the informer event
- * handlers of {@link ClusterView}, its readiness replay, {@code PodBinder}'s read of the pod to
+ * handlers of {@link ClusterFeed}, its readiness replay, {@code PodBinder}'s read of the pod to
  * bind, the bind leader's catch-up check) and nothing else:
  *
  * <ul>
@@ -41,9 +41,9 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Node</b>: {@code metadata.name, uid, resourceVersion} (the ledger needs to know the node
  *       exists).
  *   <li><b>GPUNode</b>: {@code metadata.name, uid, resourceVersion}, each GPU of {@code
- *       status.gpus} and of {@code spec.cordonedGpus} ({@link ClusterView#toGpuNode} reads nothing
- *       else), and {@code status.allocation} (the allocation summary, written only when it
- *       changed).
+ *       status.gpus} and of {@code spec.cordonedGpus} ({@link
+ *       io.sharegpu.extender.mapping.GpuNodeMapper#toGpuNode} reads nothing else), and {@code
+ *       status.allocation} (the allocation summary, written only when it changed).
  * </ul>
  *
  * Empty collections are shared immutable ones, and the copies share the original's strings and

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.sharegpu.api.request.ParsedRequest;
-import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.ledger.ContainerGrant;
 import io.sharegpu.core.ledger.GpuGrant;
@@ -17,9 +15,9 @@ import io.sharegpu.core.placement.Rejection;
 import io.sharegpu.core.preemption.PreemptionCandidate;
 import io.sharegpu.core.preemption.PreemptionPlan;
 import io.sharegpu.core.request.PodDemand;
-import io.sharegpu.extender.cluster.ClusterView;
-import io.sharegpu.extender.cluster.DemandMapper;
+import io.sharegpu.extender.mapping.PodDemands;
 import io.sharegpu.extender.preempt.Preemption;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import io.sharegpu.extender.web.KubernetesNames;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,13 +42,13 @@ public class DebugController {
 
   private static final Logger LOG = LoggerFactory.getLogger(DebugController.class);
 
-  private final ClusterView view;
+  private final SchedulingState state;
   private final KubernetesClient client;
   private final Preemption preemption;
 
   /** Creates the controller. */
-  public DebugController(ClusterView view, KubernetesClient client, Preemption preemption) {
-    this.view = view;
+  public DebugController(SchedulingState state, KubernetesClient client, Preemption preemption) {
+    this.state = state;
     this.client = client;
     this.preemption = preemption;
   }
@@ -111,7 +109,7 @@ public class DebugController {
   /** Every node, by name. */
   @GetMapping("/nodes")
   public List<NodeView> nodes() {
-    return view.withLedger(
+    return state.withLedger(
         l ->
             l.nodes().stream()
                 .sorted(Comparator.comparing(GpuNode::name))
@@ -125,14 +123,14 @@ public class DebugController {
     if (!KubernetesNames.isSubdomain(node)) {
       throw notFound("no such node");
     }
-    return view.withLedger(
+    return state.withLedger(
         l -> l.node(node).map(n -> nodeView(l, n)).orElseThrow(() -> notFound("no such node")));
   }
 
   /** One GPU by UUID. */
   @GetMapping("/gpus/{uuid}")
   public Map<String, Object> gpu(@PathVariable String uuid) {
-    return view.withLedger(
+    return state.withLedger(
         l -> {
           for (GpuNode n : l.nodes()) {
             for (GpuUsage u : l.usage(n.name())) {
@@ -151,7 +149,7 @@ public class DebugController {
   /** Every grant: one row per container and GPU. */
   @GetMapping("/allocations")
   public List<AllocationRow> allocations() {
-    return view.withLedger(
+    return state.withLedger(
         l -> {
           Map<String, Gpu> gpus = new HashMap<>();
           l.nodes().forEach(n -> n.gpus().forEach(g -> gpus.put(g.uuid(), g)));
@@ -203,26 +201,26 @@ public class DebugController {
       throw notFound("no such pod");
     }
     String key = namespace + "/" + name;
-    ParsedRequest parsed = PodGpuRequestParser.parse(pod);
-    if (parsed instanceof ParsedRequest.Invalid invalid) {
+    PodDemands.Outcome asked = PodDemands.of(pod);
+    if (asked instanceof PodDemands.Invalid invalid) {
       return new PodExplanation(key, invalid.errors(), null, List.of());
     }
-    if (!(parsed instanceof ParsedRequest.Valid valid)) {
+    if (!(asked instanceof PodDemands.Demand valid)) {
       return new PodExplanation(
           key, List.of("the pod requests no sharegpu.io resources"), null, List.of());
     }
-    String uid = pod.getMetadata().getUid();
-    PodDemand demand = DemandMapper.toDemand(key, uid, valid.request());
+    PodDemand demand = valid.demand();
+    String uid = demand.podUid();
     List<String> names =
-        view.withLedger(l -> l.nodes().stream().map(GpuNode::name).sorted().toList());
-    var result = view.withPlacement(p -> p.filter(demand, names));
+        state.withLedger(l -> l.nodes().stream().map(GpuNode::name).sorted().toList());
+    var result = state.withPlacementAndLedger((p, l) -> p.filter(demand, names));
     List<String> rejected = names.stream().filter(n -> result.rejected().containsKey(n)).toList();
     boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
     Map<String, PreemptionPlan> plans =
         bound || rejected.isEmpty()
             ? Map.of()
             : preemption.plans(demand, Preemption.priority(pod), rejected);
-    String held = view.withLedger(l -> l.allocation(uid).map(Allocation::node).orElse(null));
+    String held = state.withLedger(l -> l.allocation(uid).map(Allocation::node).orElse(null));
     List<NodeExplanation> out = new ArrayList<>();
     for (String n : names) {
       Rejection r = result.rejected().get(n);

@@ -12,7 +12,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.model.Gpu;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.ClusterFeed;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -200,23 +201,27 @@ public final class ExtenderMetrics {
         .register(registry);
   }
 
-  /** Registers the meters that read the cluster view: preemption, reservations, ledger rebuild. */
-  public void watch(ClusterView view) {
-    FunctionCounter.builder("sharegpu.preemption.evicted.pods", view, ClusterView::preemptedPods)
+  /**
+   * Registers the meters that read the informer feed and the scheduling state: preemption,
+   * reservations, ledger rebuild.
+   */
+  public void watch(ClusterFeed feed, SchedulingState state) {
+    FunctionCounter.builder("sharegpu.preemption.evicted.pods", feed, ClusterFeed::preemptedPods)
         .description("GPU pods kube-scheduler evicted to make room for a pod of higher priority")
         .register(registry);
-    Gauge.builder("sharegpu.preemption.nominated.pods", view, v -> v.nominations().size())
+    Gauge.builder("sharegpu.preemption.nominated.pods", state, s -> s.nominations().size())
         .description("Pods nominated to a node by preemption, waiting for their victims' GPUs")
         .register(registry);
-    FunctionCounter.builder("sharegpu.reservations.expired", view, ClusterView::expiredReservations)
+    FunctionCounter.builder(
+            "sharegpu.reservations.expired", state, SchedulingState::expiredReservations)
         .description("Reservations of filter or prioritize that expired without a bind")
         .register(registry);
-    Gauge.builder("sharegpu.reservations.pending", view, ClusterView::pendingReservations)
+    Gauge.builder("sharegpu.reservations.pending", state, SchedulingState::pendingReservations)
         .description("Reservations waiting for a bind")
         .register(registry);
     Gauge.builder(
             "sharegpu.ledger.rebuild.duration",
-            view,
+            feed,
             v -> v.ledgerRebuildTime().map(d -> d.toNanos() / 1e9).orElse(Double.NaN))
         .baseUnit("seconds")
         .description(
@@ -295,7 +300,7 @@ public final class ExtenderMetrics {
    * only nodes whose usage changed are read, each under the ledger lock for that node alone, so
    * filter and prioritize never wait behind a whole-cluster walk. Called from one scheduled thread.
    */
-  public void refresh(ClusterView view) {
+  public void refresh(SchedulingState view) {
     ready.set(view.isReady() ? 1 : 0);
     long[] versions = view.withLedger(l -> new long[] {l.version(), l.nodesVersion()});
     if (versions[0] == refreshedVersion && !retryCappedGpus()) {

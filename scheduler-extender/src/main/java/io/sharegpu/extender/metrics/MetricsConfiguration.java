@@ -1,7 +1,8 @@
 package io.sharegpu.extender.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.ClusterFeed;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -13,9 +14,9 @@ public class MetricsConfiguration {
 
   @Bean
   ExtenderMetrics extenderMetrics(
-      MeterRegistry registry, ClusterView view, MetricsProperties props) {
+      MeterRegistry registry, ClusterFeed feed, SchedulingState state, MetricsProperties props) {
     ExtenderMetrics metrics = new ExtenderMetrics(registry, props);
-    metrics.watch(view);
+    metrics.watch(feed, state);
     return metrics;
   }
 }

@@ -1,6 +1,6 @@
 package io.sharegpu.extender.metrics;
 
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -9,17 +9,17 @@ import org.springframework.stereotype.Component;
 public class MetricsRefresher {
 
   private final ExtenderMetrics metrics;
-  private final ClusterView view;
+  private final SchedulingState state;
 
   /** Creates the refresher. */
-  public MetricsRefresher(ExtenderMetrics metrics, ClusterView view) {
+  public MetricsRefresher(ExtenderMetrics metrics, SchedulingState state) {
     this.metrics = metrics;
-    this.view = view;
+    this.state = state;
   }
 
   /** Copies the ledger's per-GPU usage into the gauges. */
   @Scheduled(fixedDelayString = "${sharegpu.extender.metrics-refresh:5s}")
   public void refresh() {
-    metrics.refresh(view);
+    metrics.refresh(state);
   }
 }

@@ -3,11 +3,15 @@ package io.sharegpu.extender.preempt;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.ledger.AllocationState;
+import io.sharegpu.core.ledger.Ledger;
+import io.sharegpu.core.placement.Placement;
 import io.sharegpu.core.preemption.PreemptionCandidate;
 import io.sharegpu.core.preemption.PreemptionPlan;
 import io.sharegpu.core.preemption.VictimSelector;
 import io.sharegpu.core.request.PodDemand;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.ClusterFeed;
+import io.sharegpu.extender.mapping.PodDemands;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -17,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The preempt verb's decision: for each node kube-scheduler offers, the pods to evict so that the
@@ -45,18 +50,52 @@ public final class Preemption {
 
   private record Candidate(int priority, boolean violatesBudget, Instant startTime) {}
 
-  private final ClusterView view;
+  private final SchedulingState state;
+  private final ClusterFeed feed;
   private final DisruptionBudgets budgets;
   private final Clock clock;
 
-  public Preemption(ClusterView view, DisruptionBudgets budgets, Clock clock) {
-    this.view = view;
+  /**
+   * Creates the decision over {@code state}, with the bound pods' priorities, labels and start
+   * times from {@code feed}.
+   */
+  public Preemption(
+      SchedulingState state, ClusterFeed feed, DisruptionBudgets budgets, Clock clock) {
+    this.state = state;
+    this.feed = feed;
     this.budgets = budgets;
     this.clock = clock;
   }
 
   /**
-   * Chooses the victims on each offered node.
+   * Decides a preempt call: nothing while the ledger is rebuilt or for an invalid request,
+   * kube-scheduler's victims for a pod without GPUs, else the victims on each offered node ({@link
+   * #choose}).
+   *
+   * @param pod what the preemptor asks ({@link PodDemands#of})
+   * @param priority the preemptor's {@code spec.priority}
+   * @param offered kube-scheduler's victims per node (pod UIDs)
+   */
+  public PreemptDecision decide(
+      PodDemands.Outcome pod, int priority, Map<String, List<String>> offered) {
+    if (!state.isReady()) {
+      return new PreemptDecision.NotReady();
+    }
+    if (pod instanceof PodDemands.Invalid invalid) {
+      return new PreemptDecision.Invalid(invalid.message());
+    }
+    if (!(pod instanceof PodDemands.Demand d)) {
+      return new PreemptDecision.NoGpu();
+    }
+    Optional<String> tooBig = state.tooBig(d.request());
+    if (tooBig.isPresent()) {
+      return new PreemptDecision.Invalid("invalid GPU request: " + tooBig.get());
+    }
+    return new PreemptDecision.Chosen(choose(d.demand(), priority, offered));
+  }
+
+  /**
+   * Chooses the victims on each offered node, under one hold of the state's lock.
    *
    * @param pod the preemptor's GPU demand
    * @param priority the preemptor's {@code spec.priority}
@@ -66,10 +105,13 @@ public final class Preemption {
    */
   public Map<String, Victims> choose(
       PodDemand pod, int priority, Map<String, List<String>> offered) {
-    Map<String, PreemptionPlan> plans = plans(pod, priority, offered.keySet());
-    Map<String, Victims> answer = new LinkedHashMap<>();
-    view.withLedger(
-        ledger -> {
+    Instant now = clock.instant();
+    Map<String, Candidate> lowerPriority = lowerPriority(priority, offered.keySet(), now);
+    return state.withPlacementAndLedger(
+        (placement, ledger) -> {
+          Map<String, PreemptionPlan> plans =
+              plans(placement, ledger, pod, priority, offered.keySet(), lowerPriority, now);
+          Map<String, Victims> answer = new LinkedHashMap<>();
           for (Map.Entry<String, List<String>> node : offered.entrySet()) {
             if (!(plans.get(node.getKey()) instanceof PreemptionPlan.Evict evict)) {
               continue;
@@ -87,15 +129,14 @@ public final class Preemption {
                         .count();
             answer.put(node.getKey(), new Victims(victims, violations));
           }
-          return null;
+          return answer;
         });
-    return answer;
   }
 
   /**
    * The preemption plan on each node: the cheapest set of lower-priority pods holding GPUs there
-   * whose eviction lets the pod fit, or why there is none. For {@link #choose} and for the debug
-   * explanation of a pending pod.
+   * whose eviction lets the pod fit, or why there is none. For the debug explanation of a pending
+   * pod.
    *
    * @param pod the preemptor's GPU demand
    * @param priority the preemptor's {@code spec.priority}
@@ -104,8 +145,16 @@ public final class Preemption {
    */
   public Map<String, PreemptionPlan> plans(PodDemand pod, int priority, Collection<String> nodes) {
     Instant now = clock.instant();
+    Map<String, Candidate> lowerPriority = lowerPriority(priority, nodes, now);
+    return state.withPlacementAndLedger(
+        (placement, ledger) -> plans(placement, ledger, pod, priority, nodes, lowerPriority, now));
+  }
+
+  /** The bound pods on {@code nodes} of lower priority than {@code priority}, not being deleted. */
+  private Map<String, Candidate> lowerPriority(
+      int priority, Collection<String> nodes, Instant now) {
     Map<String, Candidate> lowerPriority = new HashMap<>();
-    for (List<Pod> pods : view.assignedPodsOn(nodes).values()) {
+    for (List<Pod> pods : feed.assignedPodsOn(nodes).values()) {
       for (Pod p : pods) {
         int podPriority = priority(p);
         if (podPriority < priority && p.getMetadata().getDeletionTimestamp() == null) {
@@ -115,27 +164,34 @@ public final class Preemption {
         }
       }
     }
-    return view.withPlacementAndLedger(
-        (placement, ledger) -> {
-          VictimSelector selector = new VictimSelector(ledger, placement);
-          Map<String, PreemptionPlan> plans = new LinkedHashMap<>();
-          for (String node : nodes) {
-            if (ledger.node(node).isEmpty()) {
-              continue;
-            }
-            List<PreemptionCandidate> candidates = new ArrayList<>();
-            for (Allocation a : ledger.allocations(node)) {
-              Candidate c = lowerPriority.get(a.podUid());
-              if (c != null && a.state() == AllocationState.BOUND) {
-                candidates.add(
-                    PreemptionCandidate.of(
-                        a, c.priority(), c.violatesBudget(), c.startTime(), now));
-              }
-            }
-            plans.put(node, selector.select(pod, priority, node, candidates));
-          }
-          return plans;
-        });
+    return lowerPriority;
+  }
+
+  private static Map<String, PreemptionPlan> plans(
+      Placement placement,
+      Ledger ledger,
+      PodDemand pod,
+      int priority,
+      Collection<String> nodes,
+      Map<String, Candidate> lowerPriority,
+      Instant now) {
+    VictimSelector selector = new VictimSelector(ledger, placement);
+    Map<String, PreemptionPlan> plans = new LinkedHashMap<>();
+    for (String node : nodes) {
+      if (ledger.node(node).isEmpty()) {
+        continue;
+      }
+      List<PreemptionCandidate> candidates = new ArrayList<>();
+      for (Allocation a : ledger.allocations(node)) {
+        Candidate c = lowerPriority.get(a.podUid());
+        if (c != null && a.state() == AllocationState.BOUND) {
+          candidates.add(
+              PreemptionCandidate.of(a, c.priority(), c.violatesBudget(), c.startTime(), now));
+        }
+      }
+      plans.put(node, selector.select(pod, priority, node, candidates));
+    }
+    return plans;
   }
 
   /**

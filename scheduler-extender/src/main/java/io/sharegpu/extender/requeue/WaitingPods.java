@@ -11,7 +11,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.core.request.PodDemand;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.ClusterFeed;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * ours (the retry is answered from a ledger that still holds the GPUs, and no later event comes),
  * and a GPUNode change (GPUs added, healthy again), which kube-scheduler does not watch. Either way
  * the pod would wait for the next unrelated event, or for kube-scheduler's flush of unschedulable
- * pods after 5 minutes. Here, whenever {@link ClusterView#roomVersion()} moves, each waiting pod is
- * filtered again against every GPU node; a pod that now fits somewhere gets the annotation {@link
- * ShareGpuAnnotations#REQUEUED_AT}, an update that kube-scheduler answers with a new attempt.
+ * pods after 5 minutes. Here, whenever {@link SchedulingState#roomVersion()} moves, each waiting
+ * pod is filtered again against every GPU node; a pod that now fits somewhere gets the annotation
+ * {@link ShareGpuAnnotations#REQUEUED_AT}, an update that kube-scheduler answers with a new
+ * attempt.
  *
  * <p>Bounded: at most {@link #MAX_WAITING} pods are remembered (for {@link #REMEMBER} each), at
  * most {@link #MAX_CHECKS_PER_PASS} are filtered per pass, and a pod is patched at most once per
@@ -55,7 +57,8 @@ public final class WaitingPods implements AutoCloseable {
   /** A pod turned away, and the room version at which it was. */
   record Waiting(String namespace, String name, PodDemand demand, long roomVersion) {}
 
-  private final ClusterView view;
+  private final SchedulingState state;
+  private final ClusterFeed feed;
   private final KubernetesClient client;
   private final Clock clock;
   private final Cache<String, Waiting> waiting =
@@ -72,8 +75,13 @@ public final class WaitingPods implements AutoCloseable {
   private long checkedAt = -1;
 
   public WaitingPods(
-      ClusterView view, KubernetesClient client, MeterRegistry registry, Clock clock) {
-    this.view = view;
+      SchedulingState state,
+      ClusterFeed feed,
+      KubernetesClient client,
+      MeterRegistry registry,
+      Clock clock) {
+    this.state = state;
+    this.feed = feed;
     this.client = client;
     this.clock = clock;
     this.requeued =
@@ -96,7 +104,7 @@ public final class WaitingPods implements AutoCloseable {
 
   /** Remembers a pod that filter turned away because no candidate had GPUs for it. */
   public void rejected(String namespace, String name, PodDemand demand) {
-    waiting.put(demand.podUid(), new Waiting(namespace, name, demand, view.roomVersion()));
+    waiting.put(demand.podUid(), new Waiting(namespace, name, demand, state.roomVersion()));
   }
 
   /** Forgets a pod that fits somewhere (or is gone). */
@@ -124,8 +132,8 @@ public final class WaitingPods implements AutoCloseable {
    */
   void runOnce() {
     try {
-      long room = view.roomVersion();
-      if (room == checkedAt || waiting.asMap().isEmpty() || !view.isReady()) {
+      long room = state.roomVersion();
+      if (room == checkedAt || waiting.asMap().isEmpty() || !state.isReady()) {
         checkedAt = room;
         return;
       }
@@ -161,12 +169,12 @@ public final class WaitingPods implements AutoCloseable {
   }
 
   private boolean fitsSomewhere(PodDemand demand) {
-    return view.withPlacementAndLedger(
+    return state.withPlacementAndLedger(
         (placement, ledger) -> !placement.filter(demand, ledger.nodeNames()).feasible().isEmpty());
   }
 
   private void requeue(Waiting w) {
-    Optional<Pod> cached = view.cachedPod(w.namespace(), w.name());
+    Optional<Pod> cached = feed.cachedPod(w.namespace(), w.name());
     if (cached.isPresent()
         && (!w.demand().podUid().equals(cached.get().getMetadata().getUid())
             || (cached.get().getSpec() != null && cached.get().getSpec().getNodeName() != null))) {

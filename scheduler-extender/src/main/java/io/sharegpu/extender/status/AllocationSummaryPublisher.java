@@ -9,7 +9,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.ledger.NodeUsage;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.ClusterFeed;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,7 +59,8 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
   static final int RESYNC = 30;
   static final int CHUNK = 1000;
 
-  private final ClusterView view;
+  private final SchedulingState state;
+  private final ClusterFeed feed;
   private final KubernetesClient client;
   private final BooleanSupplier leader;
   private final LongSupplier nanoClock;
@@ -92,14 +94,16 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
    * @param nanoClock {@link System#nanoTime} (tests pass their own)
    */
   public AllocationSummaryPublisher(
-      ClusterView view,
+      SchedulingState state,
+      ClusterFeed feed,
       KubernetesClient client,
       BooleanSupplier leader,
       Duration minInterval,
       int maxWritesPerPass,
       MeterRegistry registry,
       LongSupplier nanoClock) {
-    this.view = view;
+    this.state = state;
+    this.feed = feed;
     this.client = client;
     this.leader = leader;
     this.minIntervalNanos = minInterval.toNanos();
@@ -133,7 +137,7 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
 
   /** One pass; returns the number of patches sent. */
   int runOnce() {
-    if (!view.isReady() || !leader.getAsBoolean()) {
+    if (!state.isReady() || !leader.getAsBoolean()) {
       // not the writer: forget, so that taking over starts from the GPUNodes as they are
       seenUsage.clear();
       seenGeneration.clear();
@@ -158,15 +162,15 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
    * 5,000 nodes of 8 GPUs took 3 to 7 ms on a busy 2-core machine; a chunk a fifth of that).
    */
   private Map<String, AllocationSummary> summariseChanges() {
-    long version = view.withLedger(Ledger::version);
+    long version = state.withLedger(Ledger::version);
     if (version == seenLedgerVersion) {
       return Map.of();
     }
-    List<String> names = view.withLedger(l -> List.copyOf(l.nodeNames()));
+    List<String> names = state.withLedger(l -> List.copyOf(l.nodeNames()));
     Map<String, AllocationSummary> out = new HashMap<>();
     for (int from = 0; from < names.size(); from += CHUNK) {
       List<String> chunk = names.subList(from, Math.min(names.size(), from + CHUNK));
-      view.withLedger(
+      state.withLedger(
           l -> {
             for (String name : chunk) {
               NodeUsage u = l.nodeUsage(name);
@@ -209,7 +213,7 @@ public final class AllocationSummaryPublisher implements AutoCloseable {
   }
 
   private @Nullable AllocationSummary published(String node) {
-    return view.cachedGpuNode(node)
+    return feed.cachedGpuNode(node)
         .map(
             g -> g.getStatus() == null ? null : AllocationSummary.of(g.getStatus().getAllocation()))
         .orElse(null);

@@ -6,8 +6,9 @@ import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.Rejection;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.cluster.ClusterFeed;
 import io.sharegpu.extender.requeue.WaitingPods;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -36,7 +37,8 @@ class PendingController {
   /** At most this many node names are listed per reason. */
   static final int MAX_NODES_PER_REASON = 5;
 
-  private final ClusterView view;
+  private final SchedulingState state;
+  private final ClusterFeed feed;
   private final WaitingPods waiting;
   private volatile @Nullable Cached cached;
 
@@ -49,8 +51,9 @@ class PendingController {
   /** ...and at least this many times the last pass's time apart: at most a fifth of a core. */
   static final long REBUILD_SPACING = 5;
 
-  PendingController(ClusterView view, WaitingPods waiting) {
-    this.view = view;
+  PendingController(SchedulingState state, ClusterFeed feed, WaitingPods waiting) {
+    this.state = state;
+    this.feed = feed;
     this.waiting = waiting;
   }
 
@@ -89,7 +92,7 @@ class PendingController {
     }
     demands.sort(Comparator.comparing(PodDemand::podKey));
     String key =
-        view.withLedger(l -> l.version() + "-" + l.nodesVersion())
+        state.withLedger(l -> l.version() + "-" + l.nodesVersion())
             + "-"
             + demands.stream().map(PodDemand::podUid).toList().hashCode();
     Cached c = cached;
@@ -120,7 +123,7 @@ class PendingController {
   private boolean stillPending(PodDemand d) {
     int slash = d.podKey().indexOf('/');
     Optional<Pod> pod =
-        view.cachedPod(d.podKey().substring(0, slash), d.podKey().substring(slash + 1));
+        feed.cachedPod(d.podKey().substring(0, slash), d.podKey().substring(slash + 1));
     return pod.isPresent()
         && d.podUid().equals(pod.get().getMetadata().getUid())
         && (pod.get().getSpec() == null || pod.get().getSpec().getNodeName() == null)
@@ -129,7 +132,7 @@ class PendingController {
 
   private PendingPod explain(PodDemand d) {
     FilterResult result =
-        view.withPlacementAndLedger((p, ledger) -> p.filter(d, sortedNames(ledger)));
+        state.withPlacementAndLedger((p, ledger) -> p.filter(d, sortedNames(ledger)));
     Map<String, List<String>> byReason = new LinkedHashMap<>();
     for (int i = 0; i < result.rejectedCount(); i++) {
       Rejection r = result.rejection(i);

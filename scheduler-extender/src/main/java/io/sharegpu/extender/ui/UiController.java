@@ -1,7 +1,7 @@
 package io.sharegpu.extender.ui;
 
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.debug.DebugController;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,14 +39,14 @@ class UiController {
    */
   static final long REBUILD_SPACING = 5;
 
-  private final ClusterView view;
+  private final SchedulingState state;
   private final DebugController debug;
   private final JsonMapper mapper;
   private final String boot = UUID.randomUUID().toString().substring(0, 8);
   private volatile @Nullable Built built;
 
-  UiController(ClusterView view, DebugController debug, JsonMapper mapper) {
-    this.view = view;
+  UiController(SchedulingState state, DebugController debug, JsonMapper mapper) {
+    this.state = state;
     this.debug = debug;
     this.mapper = mapper;
   }
@@ -106,7 +106,7 @@ class UiController {
   }
 
   private Built current() {
-    String key = view.withLedger(l -> l.version() + "-" + l.nodesVersion());
+    String key = state.withLedger(l -> l.version() + "-" + l.nodesVersion());
     Built b = built;
     if (b != null && b.fresh(key, System.nanoTime())) {
       return b;

@@ -1,7 +1,7 @@
 package io.sharegpu.extender.bench;
 
 import io.sharegpu.extender.SchedulerExtenderApplication;
-import io.sharegpu.extender.cluster.ClusterView;
+import io.sharegpu.extender.scheduling.SchedulingState;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -89,7 +89,7 @@ public final class ExtenderHeapBench {
                   "--server.port=0",
                   "--sharegpu.extender.management-port=0",
                   "--spring.main.banner-mode=off")) {
-        ClusterView view = ctx.getBean(ClusterView.class);
+        SchedulingState view = ctx.getBean(SchedulingState.class);
         long deadline = System.nanoTime() + Duration.ofMinutes(20).toNanos();
         while (!view.isReady()) {
           if (System.nanoTime() > deadline) {

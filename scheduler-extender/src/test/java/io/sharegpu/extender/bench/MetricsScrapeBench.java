@@ -5,8 +5,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import io.sharegpu.extender.metrics.MetricsProperties;
 import java.time.Duration;
@@ -46,7 +46,7 @@ public final class MetricsScrapeBench {
                     + "; usage: [--nodes N] [--gpus-per-node N] [--scrapes N]");
       }
     }
-    ClusterView view = cluster(nodes, gpusPerNode);
+    ClusterFixture view = cluster(nodes, gpusPerNode);
     for (boolean perGpu : new boolean[] {false, true}) {
       measure(view, new MetricsProperties(perGpu, 0), nodes, gpusPerNode, scrapes);
     }
@@ -54,10 +54,10 @@ public final class MetricsScrapeBench {
   }
 
   private static void measure(
-      ClusterView view, MetricsProperties props, int nodes, int gpusPerNode, int scrapes) {
+      ClusterFixture view, MetricsProperties props, int nodes, int gpusPerNode, int scrapes) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     ExtenderMetrics metrics = new ExtenderMetrics(registry, props);
-    metrics.watch(view);
+    metrics.watch(view.feed(), view.state());
     for (String verb : new String[] {"filter", "prioritize", "preempt", "bind"}) {
       metrics.latency(verb, Duration.ofMillis(2));
     }
@@ -65,7 +65,7 @@ public final class MetricsScrapeBench {
     metrics.rejection("filter", "no-gpu-fits");
 
     long t0 = System.nanoTime();
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     double firstRefreshMs = (System.nanoTime() - t0) / 1e6;
 
     String text = registry.scrape();
@@ -81,10 +81,10 @@ public final class MetricsScrapeBench {
     String uid = "uid-one-more-" + props.perGpu();
     view.reserve(PodDemand.share("bench/" + uid, uid, 250, 1024), "node-0");
     long r = System.nanoTime();
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     double changedRefreshMs = (System.nanoTime() - r) / 1e6;
     r = System.nanoTime();
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     double unchangedRefreshMs = (System.nanoTime() - r) / 1e6;
 
     System.out.printf(
@@ -108,9 +108,9 @@ public final class MetricsScrapeBench {
   }
 
   /** A ready view with the nodes and a few reservations on each (the TTL outlasts the run). */
-  static ClusterView cluster(int nodes, int gpusPerNode) {
-    ClusterView view =
-        new ClusterView(null, PlacementPolicies.byName("binpack", 1), Duration.ofHours(1));
+  static ClusterFixture cluster(int nodes, int gpusPerNode) {
+    ClusterFixture view =
+        new ClusterFixture(null, PlacementPolicies.byName("binpack", 1), Duration.ofHours(1));
     view.markReady();
     for (int n = 0; n < nodes; n++) {
       String node = "node-" + n;

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.time.Duration;
 import org.awaitility.Awaitility;
@@ -20,10 +20,11 @@ class BindLeadershipTest {
   static KubernetesMockServer server;
   static KubernetesClient client;
 
-  private BindLeadership replica(ClusterView view, String url) {
+  private BindLeadership replica(ClusterFixture view, String url) {
     return BindLeadership.elected(
         client,
-        view,
+        view.feed(),
+        view.state(),
         ExtenderMetrics.inMemory(),
         "ns",
         "bind",
@@ -35,7 +36,7 @@ class BindLeadershipTest {
 
   @Test
   void oneReplicaLeadsTheOtherKnowsItsUrlAndTakesOverWhenItLeaves() {
-    ClusterView view = Fixtures.view("binpack");
+    ClusterFixture view = Fixtures.view("binpack");
     BindLeadership a = replica(view, "http://a:8080");
     BindLeadership b = replica(view, "http://b:8080");
     try {

@@ -14,8 +14,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.time.Duration;
@@ -24,7 +24,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,7 +40,7 @@ class PodBinderFaultTest {
   private static final String POD_PATH = "/api/v1/namespaces/ns/pods/a";
   private static final String BINDING_PATH = "/api/v1/namespaces/ns/bindings";
 
-  private ClusterView view;
+  private ClusterFixture view;
   private KubernetesClient fastClient;
 
   @BeforeEach
@@ -49,7 +48,7 @@ class PodBinderFaultTest {
     server = new KubernetesMockServer(false);
     server.init();
     view =
-        new ClusterView(
+        new ClusterFixture(
             null,
             io.sharegpu.core.placement.PlacementPolicies.byName("binpack", 1),
             Duration.ofMillis(800));
@@ -81,7 +80,8 @@ class PodBinderFaultTest {
   }
 
   private PodBinder binder() {
-    return new PodBinder(fastClient, view, new PodEvents(null), ExtenderMetrics.inMemory());
+    return new PodBinder(
+        fastClient, view.feed(), view.state(), new PodEvents(null), ExtenderMetrics.inMemory());
   }
 
   private Collection<Allocation> allocations() {
@@ -199,7 +199,7 @@ class PodBinderFaultTest {
     // the GPU stays held while the outcome is unknown: a second pod cannot take it
     assertThat(allocations()).hasSize(1);
     var other =
-        io.sharegpu.extender.cluster.DemandMapper.toDemand(
+        io.sharegpu.extender.mapping.DemandMapper.toDemand(
             "ns/b",
             "uid-b",
             io.sharegpu.api.request.PodGpuRequest.of(
@@ -207,9 +207,8 @@ class PodBinderFaultTest {
     assertThat(view.reserve(other, "t4")).isEmpty();
     Fixtures.assertInvariant(view);
     // ... and is released when the reservation TTL passes without the pod showing up bound
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(allocations()).isEmpty());
+    view.passReservationTtl();
+    assertThat(allocations()).isEmpty();
   }
 
   @Test
@@ -298,8 +297,10 @@ class PodBinderFaultTest {
     assertThat(out.ok()).isFalse();
     assertThat(out.reason()).as(out.message()).isEqualTo("binding-unknown");
     assertThat(allocations()).hasSize(1);
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(allocations()).isEmpty());
+    view.clock().advance(Duration.ofMillis(700));
+    view.state().expireReservations(view.clock().instant());
+    assertThat(allocations()).as("held until the TTL passes").hasSize(1);
+    view.passReservationTtl();
+    assertThat(allocations()).isEmpty();
   }
 }

@@ -12,10 +12,12 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.ledger.AllocationState;
+import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.scheduling.BindTicket;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,14 +39,16 @@ class PodBinderTest {
   static KubernetesMockServer server;
   static KubernetesClient client;
 
-  private ClusterView view;
+  private ClusterFixture view;
   private PodBinder binder;
 
   @BeforeEach
   void setUp() {
     view = Fixtures.view("binpack");
     addNode(view, "h100", "NVIDIA H100 80GB HBM3", 8, 81559);
-    binder = new PodBinder(client, view, new PodEvents(null), ExtenderMetrics.inMemory());
+    binder =
+        new PodBinder(
+            client, view.feed(), view.state(), new PodEvents(null), ExtenderMetrics.inMemory());
   }
 
   @AfterEach
@@ -96,11 +100,13 @@ class PodBinderTest {
   void aSecondBindOfTheSamePodWhileTheFirstIsInFlightIsRefused() {
     Pod p = create("twice", 250, 0);
     String uid = p.getMetadata().getUid();
-    assertThat(view.beginBind(uid)).isEmpty();
-    BindOutcome second = binder.bind("ns", "twice", uid, "h100");
-    assertThat(second.ok()).isFalse();
-    assertThat(second.message()).contains("in progress");
-    view.endBind(uid, false);
+    PodDemand demand = PodDemand.share("ns/twice", uid, 250, 0);
+    try (BindTicket first = view.state().beginBind(demand, "h100")) {
+      assertThat(first.allocation()).isPresent();
+      BindOutcome second = binder.bind("ns", "twice", uid, "h100");
+      assertThat(second.ok()).isFalse();
+      assertThat(second.message()).contains("in progress");
+    }
     assertThat(binder.bind("ns", "twice", uid, "h100").ok()).isTrue();
     assertThat(allocationCount()).isEqualTo(1);
   }
@@ -112,7 +118,8 @@ class PodBinderTest {
     PodBinder losing =
         new PodBinder(
             client,
-            view,
+            view.feed(),
+            view.state(),
             new PodEvents(null),
             ExtenderMetrics.inMemory(),
             () -> checks.incrementAndGet() == 1);
@@ -132,7 +139,13 @@ class PodBinderTest {
   @Test
   void aReplicaThatIsNotTheLeaderWritesNothing() {
     PodBinder follower =
-        new PodBinder(client, view, new PodEvents(null), ExtenderMetrics.inMemory(), () -> false);
+        new PodBinder(
+            client,
+            view.feed(),
+            view.state(),
+            new PodEvents(null),
+            ExtenderMetrics.inMemory(),
+            () -> false);
     Pod p = create("a", 250, 0);
     BindOutcome out = follower.bind("ns", "a", p.getMetadata().getUid(), "h100");
     assertThat(out.reason()).isEqualTo("not-leader");

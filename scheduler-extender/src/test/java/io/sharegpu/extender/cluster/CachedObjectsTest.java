@@ -18,7 +18,10 @@ import io.sharegpu.api.request.ParsedRequest;
 import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.bench.ClusterObjects;
+import io.sharegpu.extender.mapping.DemandMapper;
+import io.sharegpu.extender.mapping.GpuNodeMapper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -205,8 +208,8 @@ class CachedObjectsTest {
 
   @Test
   void aViewFedReducedPodsHoldsTheSameLedgerAsOneFedFullPods() {
-    ClusterView full = view();
-    ClusterView reduced = view();
+    ClusterFixture full = view();
+    ClusterFixture reduced = view();
     List<Pod> pods = pods();
     pods.removeIf(p -> p.getMetadata() == null);
     for (Pod p : pods) {
@@ -244,17 +247,17 @@ class CachedObjectsTest {
     gpus.add(mig);
     g.getStatus().setGpus(gpus);
     GPUNode cached = CachedObjects.gpuNode(g);
-    assertThat(ClusterView.toGpuNode(cached)).isEqualTo(ClusterView.toGpuNode(g));
+    assertThat(GpuNodeMapper.toGpuNode(cached)).isEqualTo(GpuNodeMapper.toGpuNode(g));
     assertThat(cached.getMetadata().getManagedFields()).isEmpty();
     assertThat(cached.getStatus().getHeartbeatTime()).isNull();
     GPUNode noStatus = new GPUNode();
     noStatus.setMetadata(g.getMetadata());
-    assertThat(ClusterView.toGpuNode(CachedObjects.gpuNode(noStatus)).gpus()).isEmpty();
+    assertThat(GpuNodeMapper.toGpuNode(CachedObjects.gpuNode(noStatus)).gpus()).isEmpty();
   }
 
-  private static ClusterView view() {
-    ClusterView v =
-        new ClusterView(null, PlacementPolicies.byName("binpack", 1), Duration.ofSeconds(30));
+  private static ClusterFixture view() {
+    ClusterFixture v =
+        new ClusterFixture(null, PlacementPolicies.byName("binpack", 1), Duration.ofSeconds(30));
     for (int i = 0; i < 20; i++) {
       v.onNode(CachedObjects.node(CLUSTER.node(i)));
       v.onGpuNode(CachedObjects.gpuNode(CLUSTER.gpuNode(i)));
@@ -263,7 +266,7 @@ class CachedObjectsTest {
     return v;
   }
 
-  private static List<Allocation> allocations(ClusterView v) {
+  private static List<Allocation> allocations(ClusterFixture v) {
     return v.withLedger(
         l -> l.allocations().stream().sorted(Comparator.comparing(Allocation::podUid)).toList());
   }

@@ -10,7 +10,9 @@ import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
+import io.sharegpu.extender.mapping.GpuNodeMapper;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +36,7 @@ class GpuCordonMappingTest {
             new GpuCordon(Fixtures.uuid("n1", 0), XID, "2026-12-05T07:00:00Z"),
             new GpuCordon(Fixtures.uuid("n1", 2), null, null));
 
-    GpuNode node = ClusterView.toGpuNode(CachedObjects.gpuNode(g));
+    GpuNode node = GpuNodeMapper.toGpuNode(CachedObjects.gpuNode(g));
 
     assertThat(node.gpus())
         .extracting(Gpu::cordoned, Gpu::cordonReason)
@@ -57,7 +59,7 @@ class GpuCordonMappingTest {
             Fixtures.gpuNode("n1", List.of(parent, mig, other)),
             new GpuCordon("GPU-parent", "Xid 48", null));
 
-    GpuNode node = ClusterView.toGpuNode(g);
+    GpuNode node = GpuNodeMapper.toGpuNode(g);
 
     assertThat(node.gpu("MIG-a").orElseThrow().cordonReason()).isEqualTo("Xid 48");
     assertThat(node.gpu("GPU-other").orElseThrow().cordoned()).isFalse();
@@ -80,7 +82,7 @@ class GpuCordonMappingTest {
 
   @Test
   void cordonChangesTakeEffectAndUncordonCountsAsRoom() {
-    ClusterView view = Fixtures.view("binpack");
+    ClusterFixture view = Fixtures.view("binpack");
     Fixtures.addNode(view, "n1", H100, 2, 81559);
     long ledgerVersion = view.withLedger(Ledger::version);
     long room = view.roomVersion();

@@ -13,8 +13,8 @@ import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.ledger.AllocationState;
 import io.sharegpu.core.ledger.ContainerGrant;
 import io.sharegpu.core.ledger.GpuGrant;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.preempt.Preemption;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +31,7 @@ class DebugControllerCordonTest {
 
   @BeforeEach
   void setUp() {
-    ClusterView view = Fixtures.view("binpack");
+    ClusterFixture view = Fixtures.view("binpack");
     Fixtures.addNode(view, "n1", H100, 2, 81559);
     GPUNode g = Fixtures.gpuNode("n1", H100, 2, 81559);
     GPUNodeSpec spec = new GPUNodeSpec("n1");
@@ -53,7 +53,8 @@ class DebugControllerCordonTest {
         });
     mvc =
         MockMvcBuilders.standaloneSetup(
-                new DebugController(view, mock(KubernetesClient.class), mock(Preemption.class)))
+                new DebugController(
+                    view.state(), mock(KubernetesClient.class), mock(Preemption.class)))
             .build();
   }
 

@@ -29,8 +29,8 @@ import io.sharegpu.core.placement.Placement;
 import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.request.PodDemand;
-import io.sharegpu.extender.cluster.ClusterView;
-import io.sharegpu.extender.cluster.DemandMapper;
+import io.sharegpu.extender.mapping.DemandMapper;
+import io.sharegpu.extender.mapping.GpuNodeMapper;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,7 +47,7 @@ import java.util.TreeMap;
  * constraints, a pod with two GPU containers).
  *
  * <p>The replay feeds the policy exactly as the extender does: nodes come from the GPUNodes through
- * {@link ClusterView#toGpuNode}, pods that were already bound enter the ledger from their
+ * {@link GpuNodeMapper#toGpuNode}, pods that were already bound enter the ledger from their
  * assignment annotations without being shown to the policy (the extender learns only from pods it
  * filters), and each new pod is translated by {@link DemandMapper#toDemand}, observed once, then
  * placed on the policy's best node and committed, as the simulator does.
@@ -289,7 +289,7 @@ final class ParityScenario {
     Ledger ledger = new Ledger();
     Map<String, GpuNode> nodes = new HashMap<>();
     for (GPUNode g : gpuNodes) {
-      GpuNode n = ClusterView.toGpuNode(g);
+      GpuNode n = GpuNodeMapper.toGpuNode(g);
       nodes.put(n.name(), n);
       ledger.putNode(n);
     }

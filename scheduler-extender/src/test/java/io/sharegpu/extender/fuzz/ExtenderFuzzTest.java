@@ -13,9 +13,9 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.PodBinder;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.debug.DebugController;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
@@ -62,7 +62,7 @@ class ExtenderFuzzTest {
 
   private final JsonMapper json = JsonMapper.builder().build();
   private final Map<String, String> podUids = new HashMap<>();
-  private ClusterView view;
+  private ClusterFixture view;
   private MockMvc mvc;
 
   @BeforeAll
@@ -76,7 +76,7 @@ class ExtenderFuzzTest {
   void setUp() {
     // reservations made by accepted inputs must not expire mid-run: an expiry during a rejected
     // request would look like a change made by it
-    view = new ClusterView(null, PlacementPolicies.byName("binpack", 1), Duration.ofHours(1));
+    view = new ClusterFixture(null, PlacementPolicies.byName("binpack", 1), Duration.ofHours(1));
     view.markReady();
     addNode(view, "h100", "NVIDIA H100 80GB HBM3", 8, 81559);
     addNode(view, "t4", "Tesla T4", 2, 15360);
@@ -86,15 +86,16 @@ class ExtenderFuzzTest {
       Pod p = client.resource(Fixtures.pod("ns", "p" + i, "", 250, 1024)).create();
       podUids.put("p" + i, p.getMetadata().getUid());
     }
-    PodBinder binder = new PodBinder(client, view, events, metrics);
-    Preemption preemption = new Preemption(view, DisruptionBudgets.none(), Clock.systemUTC());
+    PodBinder binder = new PodBinder(client, view.feed(), view.state(), events, metrics);
+    Preemption preemption =
+        new Preemption(view.state(), view.feed(), DisruptionBudgets.none(), Clock.systemUTC());
     ExtenderHandler handler =
-        new ExtenderHandler(view, binder::bind, events, metrics, null, preemption);
+        new ExtenderHandler(view.state(), binder::bind, events, metrics, null, preemption);
     mvc =
         FuzzSupport.mvc(
             MockMvcBuilders.standaloneSetup(
                 new ExtenderController(handler, new WireCodec(), metrics),
-                new DebugController(view, client, preemption)));
+                new DebugController(view.state(), client, preemption)));
   }
 
   @AfterEach

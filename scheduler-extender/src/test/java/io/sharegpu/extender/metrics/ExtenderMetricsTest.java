@@ -12,13 +12,12 @@ import io.sharegpu.api.gpunode.GpuCordon;
 import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
-import io.sharegpu.extender.cluster.ClusterView;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +32,7 @@ class ExtenderMetricsTest {
 
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final ClusterView view = Fixtures.view("binpack");
+  private final ClusterFixture view = Fixtures.view("binpack");
 
   @AfterEach
   void close() {
@@ -43,7 +42,7 @@ class ExtenderMetricsTest {
 
   private ExtenderMetrics metrics(MetricsProperties props) {
     ExtenderMetrics m = new ExtenderMetrics(registry, props);
-    m.watch(view);
+    m.watch(view.feed(), view.state());
     return m;
   }
 
@@ -64,7 +63,7 @@ class ExtenderMetricsTest {
     ExtenderMetrics metrics = metrics(MetricsProperties.DEFAULTS);
     addNode(view, "h100", H100, 2, 81920);
     assertThat(view.reserve(PodDemand.share("ns/a", "uid-a", 250, 1024), "h100")).isPresent();
-    metrics.refresh(view);
+    metrics.refresh(view.state());
 
     assertThat(value("sharegpu_node_gpu_compute_allocated{node=\"h100\"}")).isEqualTo(0.25);
     assertThat(value("sharegpu_node_gpu_compute_capacity{node=\"h100\"}")).isEqualTo(2.0);
@@ -88,7 +87,7 @@ class ExtenderMetricsTest {
     ExtenderMetrics metrics = metrics(MetricsProperties.DEFAULTS);
     addNode(view, "h100", H100, 3, 81920);
     assertThat(view.reserve(PodDemand.share("ns/a", "uid-a", 250, 1024), "h100")).isPresent();
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     assertThat(value("sharegpu_cluster_gpus_cordoned ")).isEqualTo(0);
     assertThat(value("sharegpu_cluster_gpus_whole_free ")).isEqualTo(2);
 
@@ -97,7 +96,7 @@ class ExtenderMetricsTest {
     spec.setCordonedGpus(List.of(new GpuCordon(Fixtures.uuid("h100", 2), "fan failure", null)));
     cordoned.setSpec(spec);
     view.onGpuNode(cordoned);
-    metrics.refresh(view);
+    metrics.refresh(view.state());
 
     assertThat(value("sharegpu_cluster_gpus_cordoned ")).isEqualTo(1);
     assertThat(value("sharegpu_cluster_gpus ")).isEqualTo(3);
@@ -113,7 +112,7 @@ class ExtenderMetricsTest {
     assertThat(
             view.reserve(PodDemand.of("ns/w", "uid-w", GpuDemand.whole("main", 1, 81920)), "h100"))
         .isPresent();
-    metrics.refresh(view);
+    metrics.refresh(view.state());
 
     String uuid0 = Fixtures.uuid("h100", 0);
     String labels0 =
@@ -129,12 +128,12 @@ class ExtenderMetricsTest {
     assertThat(value("sharegpu_cluster_gpus_free ")).isEqualTo(1);
 
     addNode(view, "t4", "Tesla T4", 1, 15360);
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     assertThat(count("sharegpu_gpu_memory_capacity_bytes")).isEqualTo(3);
     assertThat(value("sharegpu_cluster_gpus ")).isEqualTo(3);
 
     view.onGpuNodeDelete(Fixtures.gpuNode("h100", H100, 2, 81920));
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     assertThat(count("sharegpu_gpu_memory_capacity_bytes")).isEqualTo(1);
     assertThat(registry.scrape()).doesNotContain("node=\"h100\"").doesNotContain("\"h100\"");
     assertThat(value("sharegpu_cluster_gpus ")).isEqualTo(1);
@@ -147,14 +146,14 @@ class ExtenderMetricsTest {
     ExtenderMetrics metrics = metrics(new MetricsProperties(true, 7));
     addNode(view, "a", H100, 2, 81920);
     addNode(view, "b", H100, 2, 81920);
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     assertThat(registry.scrape().lines().filter(l -> l.startsWith("sharegpu_gpu_")).count())
         .isEqualTo(6);
     assertThat(count("sharegpu_node_gpu_compute_capacity")).isEqualTo(2);
     assertThat(value("sharegpu_cluster_gpus ")).isEqualTo(4);
 
     view.onGpuNodeDelete(Fixtures.gpuNode("a", H100, 2, 81920));
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     assertThat(count("sharegpu_gpu_compute_allocated")).isEqualTo(2);
     assertThat(registry.scrape())
         .contains("sharegpu_gpu_compute_allocated{Hostname=\"b\"")
@@ -166,14 +165,14 @@ class ExtenderMetricsTest {
     ExtenderMetrics metrics = metrics(MetricsProperties.DEFAULTS);
     addNode(view, "a", H100, 1, 81920);
     addNode(view, "b", H100, 1, 81920);
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     assertThat(view.reserve(PodDemand.share("ns/x", "uid-x", 500, 1024), "b")).isPresent();
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     assertThat(value("sharegpu_node_gpu_compute_allocated{node=\"a\"}")).isZero();
     assertThat(value("sharegpu_node_gpu_compute_allocated{node=\"b\"}")).isEqualTo(0.5);
     assertThat(value("sharegpu_cluster_gpu_compute_unallocated_ratio ")).isEqualTo(0.75);
     view.withLedger(l -> l.release("uid-x"));
-    metrics.refresh(view);
+    metrics.refresh(view.state());
     assertThat(value("sharegpu_node_gpu_compute_allocated{node=\"b\"}")).isZero();
     assertThat(value("sharegpu_cluster_gpu_compute_unallocated_ratio ")).isEqualTo(1.0);
     assertThat(value("sharegpu_cluster_gpus_whole_free ")).isEqualTo(2);
@@ -220,18 +219,17 @@ class ExtenderMetricsTest {
 
   @Test
   void reservationExpiriesAndLedgerStateAreCounted() {
-    ClusterView shortLived =
-        new ClusterView(null, PlacementPolicies.byName("binpack", 1), Duration.ofMillis(50));
+    ClusterFixture shortLived =
+        new ClusterFixture(null, PlacementPolicies.byName("binpack", 1), Duration.ofMillis(50));
     shortLived.markReady();
     try {
       ExtenderMetrics metrics = new ExtenderMetrics(registry, MetricsProperties.DEFAULTS);
-      metrics.watch(shortLived);
+      metrics.watch(shortLived.feed(), shortLived.state());
       addNode(shortLived, "a", H100, 1, 81920);
       assertThat(shortLived.reserve(PodDemand.share("ns/r", "uid-r", 250, 1024), "a")).isPresent();
-      Awaitility.await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> shortLived.withLedger(l -> l.allocation("uid-r").isEmpty()));
-      metrics.refresh(shortLived);
+      shortLived.passReservationTtl();
+      assertThat(shortLived.<Boolean>withLedger(l -> l.allocation("uid-r").isEmpty())).isTrue();
+      metrics.refresh(shortLived.state());
       assertThat(value("sharegpu_reservations_expired_total ")).isEqualTo(1);
       assertThat(value("sharegpu_reservations_pending ")).isZero();
       assertThat(value("sharegpu_ledger_ready ")).isEqualTo(1);

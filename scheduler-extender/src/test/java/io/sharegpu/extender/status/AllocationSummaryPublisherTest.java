@@ -17,8 +17,8 @@ import io.sharegpu.core.ledger.AllocationState;
 import io.sharegpu.core.ledger.ContainerGrant;
 import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
-import io.sharegpu.extender.cluster.ClusterView;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +38,7 @@ class AllocationSummaryPublisherTest {
   KubernetesMockServer server;
   KubernetesClient client;
 
-  private ClusterView view;
+  private ClusterFixture view;
   private final AtomicLong clock = new AtomicLong(1_000 * SECOND);
   private final AtomicBoolean leader = new AtomicBoolean(true);
   private AllocationSummaryPublisher publisher;
@@ -51,11 +51,13 @@ class AllocationSummaryPublisherTest {
       g.setSpec(new GPUNodeSpec("n" + n));
       client.resource(g).create();
     }
-    view = new ClusterView(client, PlacementPolicies.byName("binpack", 1), Duration.ofSeconds(30));
+    view =
+        new ClusterFixture(client, PlacementPolicies.byName("binpack", 1), Duration.ofSeconds(30));
     view.start();
     publisher =
         new AllocationSummaryPublisher(
-            view,
+            view.state(),
+            view.feed(),
             client,
             leader::get,
             Duration.ofSeconds(5),
@@ -80,7 +82,8 @@ class AllocationSummaryPublisherTest {
         .atMost(Duration.ofSeconds(10))
         .until(
             () ->
-                view.cachedGpuNode(node)
+                view.feed()
+                    .cachedGpuNode(node)
                     .map(g -> g.getStatus().getAllocation())
                     .map(a -> a.getPods() == pods)
                     .orElse(false));

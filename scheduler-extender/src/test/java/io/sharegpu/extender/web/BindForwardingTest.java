@@ -72,14 +72,14 @@ class BindForwardingTest {
   private MockMvc replica(boolean isLeader, @Nullable String knownLeader) {
     ExtenderMetrics metrics = ExtenderMetrics.inMemory();
     ExtenderHandler handler =
-        new ExtenderHandler(
-            Fixtures.view("binpack"),
-            (ns, name, uid, node) -> {
-              localBinds.add(ns + "/" + name + "@" + node);
-              return BindOutcome.bound(null);
-            },
-            new PodEvents(null),
-            metrics);
+        Fixtures.view("binpack")
+            .handler(
+                (ns, name, uid, node) -> {
+                  localBinds.add(ns + "/" + name + "@" + node);
+                  return BindOutcome.bound(null);
+                },
+                new PodEvents(null),
+                metrics);
     BindLeadership leadership =
         BindLeadership.fixed(isLeader, "http://127.0.0.1:1/self", knownLeader, metrics);
     return MockMvcBuilders.standaloneSetup(

@@ -11,11 +11,12 @@ import io.sharegpu.core.ledger.AllocationState;
 import io.sharegpu.core.ledger.ContainerGrant;
 import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.extender.scheduling.BindTicket;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,7 +27,7 @@ class CordonFilterTest {
   private static final String H100 = "NVIDIA H100 80GB HBM3";
   private static final String XID = "Xid 79, card to be replaced";
 
-  private ClusterView view;
+  private ClusterFixture view;
   private ExtenderHandler handler;
 
   @BeforeEach
@@ -34,8 +35,7 @@ class CordonFilterTest {
     view = Fixtures.view("binpack");
     Fixtures.addNode(view, "n1", H100, 2, 81559);
     handler =
-        new ExtenderHandler(
-            view,
+        view.handler(
             (ns, name, uid, node) -> BindOutcome.bound(null),
             new PodEvents(null),
             ExtenderMetrics.inMemory());
@@ -61,9 +61,10 @@ class CordonFilterTest {
     assertThat(r.nodeNames()).containsExactly("n1");
 
     // the bind's own choice, under the node's lock (what PodBinder commits)
-    assertThat(view.beginBind("uid-a")).isEmpty();
-    assertThat(view.reserveForBind(demand("a"), "n1").orElseThrow().uuids())
-        .containsExactly(Fixtures.uuid("n1", 1));
+    try (BindTicket ticket = view.state().beginBind(demand("a"), "n1")) {
+      assertThat(ticket.refusal()).isEmpty();
+      assertThat(ticket.allocation().orElseThrow().uuids()).containsExactly(Fixtures.uuid("n1", 1));
+    }
   }
 
   private static PodDemand demand(String name) {
@@ -113,9 +114,11 @@ class CordonFilterTest {
     assertThat(r.nodeNames()).containsExactly("n1");
     cordon(0, 1);
 
-    assertThat(view.beginBind("uid-a")).isEmpty();
-    assertThat(view.reserveForBind(demand("a"), "n1")).isEmpty();
-    view.endBind("uid-a", false);
+    try (BindTicket ticket = view.state().beginBind(demand("a"), "n1")) {
+      assertThat(ticket.refusal()).isEmpty();
+      assertThat(ticket.allocation()).isEmpty();
+      assertThat(ticket.noFit()).isPresent();
+    }
     assertThat(view.<java.util.Optional<Allocation>>withLedger(l -> l.allocation("uid-a")))
         .isEmpty();
   }

@@ -10,9 +10,9 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.sharegpu.core.ledger.AllocationState;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ class ExtenderControllerTest {
 
   private final WireCodec codec = new WireCodec();
   private final List<String> binds = new ArrayList<>();
-  private ClusterView view;
+  private ClusterFixture view;
   private MockMvc mvc;
 
   @BeforeEach
@@ -38,8 +38,7 @@ class ExtenderControllerTest {
     addNode(view, "h100", "NVIDIA H100 80GB HBM3", 8, 81559);
     addNode(view, "t4", "Tesla T4", 2, 15360);
     ExtenderHandler handler =
-        new ExtenderHandler(
-            view,
+        view.handler(
             (ns, name, uid, node) -> {
               binds.add(ns + "/" + name + "@" + node);
               return node.equals("t4")
@@ -190,14 +189,13 @@ class ExtenderControllerTest {
 
   @Test
   void notReadyAnswersErrors() throws Exception {
-    ClusterView cold =
-        new ClusterView(
+    ClusterFixture cold =
+        new ClusterFixture(
             null,
             io.sharegpu.core.placement.PlacementPolicies.byName("binpack", 1),
             java.time.Duration.ofSeconds(1));
     ExtenderHandler h =
-        new ExtenderHandler(
-            cold,
+        cold.handler(
             (a, b, c, d) -> BindOutcome.bound(null),
             new PodEvents(null),
             ExtenderMetrics.inMemory());

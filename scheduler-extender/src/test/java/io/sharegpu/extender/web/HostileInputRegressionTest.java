@@ -7,9 +7,9 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.core.ledger.Allocation;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.debug.DebugController;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
@@ -40,7 +40,7 @@ class HostileInputRegressionTest {
 
   private final List<String> binds = new ArrayList<>();
   private final KubernetesClient client = Mockito.mock(KubernetesClient.class);
-  private ClusterView view;
+  private ClusterFixture view;
   private MockMvc mvc;
 
   @BeforeEach
@@ -48,8 +48,7 @@ class HostileInputRegressionTest {
     view = Fixtures.view("binpack");
     addNode(view, "h100", "NVIDIA H100 80GB HBM3", 8, 81559);
     ExtenderHandler handler =
-        new ExtenderHandler(
-            view,
+        view.handler(
             (ns, name, uid, node) -> {
               binds.add(ns + "/" + name + "/" + uid);
               return BindOutcome.bound(null);
@@ -59,7 +58,7 @@ class HostileInputRegressionTest {
     mvc =
         MockMvcBuilders.standaloneSetup(
                 new ExtenderController(handler, new WireCodec(), ExtenderMetrics.inMemory()),
-                new DebugController(view, client, Mockito.mock(Preemption.class)))
+                new DebugController(view.state(), client, Mockito.mock(Preemption.class)))
             .addFilters(new RequestBodyLimitFilter(1024 * 1024))
             .build();
   }

@@ -10,9 +10,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.assignment.ContainerAssignment;
 import io.sharegpu.api.assignment.PodAssignment;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.time.Instant;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class NominatedRoomTest {
   private static final long MIB = 81559;
 
-  private ClusterView view;
+  private ClusterFixture view;
   private ExtenderHandler handler;
 
   @BeforeEach
@@ -35,8 +35,7 @@ class NominatedRoomTest {
     view = Fixtures.view("binpack");
     addNode(view, "h", "NVIDIA H100 80GB HBM3", 2, MIB);
     handler =
-        new ExtenderHandler(
-            view,
+        view.handler(
             (ns, name, uid, node) -> BindOutcome.bound(null),
             new PodEvents(null),
             ExtenderMetrics.inMemory());

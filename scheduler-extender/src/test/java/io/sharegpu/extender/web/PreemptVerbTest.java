@@ -12,9 +12,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.assignment.ContainerAssignment;
 import io.sharegpu.api.assignment.PodAssignment;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.time.Instant;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class PreemptVerbTest {
 
-  private ClusterView view;
+  private ClusterFixture view;
   private ExtenderHandler handler;
 
   @BeforeEach
@@ -39,8 +39,7 @@ class PreemptVerbTest {
     addNode(view, "h100", "NVIDIA H100 80GB HBM3", 2, 81559);
     addNode(view, "t4", "Tesla T4", 1, 15360);
     handler =
-        new ExtenderHandler(
-            view,
+        view.handler(
             (ns, name, uid, node) -> BindOutcome.bound(null),
             new PodEvents(null),
             ExtenderMetrics.inMemory());

@@ -10,9 +10,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.assignment.ContainerAssignment;
 import io.sharegpu.api.assignment.PodAssignment;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
-import io.sharegpu.extender.cluster.ClusterView;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import java.time.Instant;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class TerminatingRecheckTest {
 
-  private ClusterView view;
+  private ClusterFixture view;
   private ExtenderHandler handler;
 
   @BeforeEach
@@ -37,8 +37,7 @@ class TerminatingRecheckTest {
     view = Fixtures.view("binpack");
     addNode(view, "l4", "NVIDIA L4", 1, 23034);
     handler =
-        new ExtenderHandler(
-            view,
+        view.handler(
             (ns, name, uid, node) -> BindOutcome.bound(null),
             new PodEvents(null),
             ExtenderMetrics.inMemory());

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.bench.ClusterObjects;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /** The view's informers against fabric8's CRUD mock API server. */
 @EnableKubernetesMockClient(crud = true)
-class ClusterViewInformerTest {
+class ClusterFeedInformerTest {
 
   static KubernetesMockServer server;
   static KubernetesClient client;
@@ -31,7 +32,7 @@ class ClusterViewInformerTest {
     }
   }
 
-  private static int allocationCount(ClusterView view) {
+  private static int allocationCount(ClusterFixture view) {
     Integer n = view.withLedger(l -> l.allocations().size());
     return n;
   }
@@ -49,8 +50,8 @@ class ClusterViewInformerTest {
       p.getMetadata().setResourceVersion(null);
       client.resource(p).create();
     }
-    ClusterView view =
-        new ClusterView(client, PlacementPolicies.byName("binpack", 1), Duration.ofSeconds(30));
+    ClusterFixture view =
+        new ClusterFixture(client, PlacementPolicies.byName("binpack", 1), Duration.ofSeconds(30));
     // Another thread keeps taking the ledger lock, so the informer's event handler falls behind
     // the initial list; it records the ledger's size the first time it sees the view ready.
     AtomicInteger atReady = new AtomicInteger(-1);
@@ -88,7 +89,7 @@ class ClusterViewInformerTest {
       assertThat(cached.getMetadata().getAnnotations())
           .containsKey(ShareGpuAnnotations.ASSIGNED_GPUS);
       List<Pod> listed = client.pods().inAnyNamespace().list().getItems();
-      assertThat(view.podsSeenAsOf(listed)).isTrue();
+      assertThat(view.feed().podsSeenAsOf(listed)).isTrue();
 
       // a watch event (full object) is applied and kept as the cache's reduced copy
       Pod live = client.pods().inNamespace(ns).withName(name).get();
@@ -116,8 +117,9 @@ class ClusterViewInformerTest {
                       .map(a -> a.uuids().equals(Set.of(moved)))
                       .orElse(false));
       assertThat(view.cachedPod(ns, name).orElseThrow().getMetadata().getManagedFields()).isEmpty();
-      assertThat(view.podsSeenAsOf(List.of(live))).isTrue();
-      assertThat(view.podsSeenAsOf(client.pods().inAnyNamespace().list().getItems())).isTrue();
+      assertThat(view.feed().podsSeenAsOf(List.of(live))).isTrue();
+      assertThat(view.feed().podsSeenAsOf(client.pods().inAnyNamespace().list().getItems()))
+          .isTrue();
 
       client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
       await()

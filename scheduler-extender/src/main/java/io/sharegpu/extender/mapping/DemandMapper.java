@@ -1,4 +1,4 @@
-package io.sharegpu.extender.cluster;
+package io.sharegpu.extender.mapping;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.sharegpu.api.assignment.ContainerAssignment;
@@ -26,9 +26,11 @@ public final class DemandMapper {
 
   private DemandMapper() {}
 
-  /** Returns {@code namespace/name}. */
+  /** Returns {@code namespace/name}, an absent part empty. */
   public static String podKey(Pod pod) {
-    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    return (ns == null ? "" : ns) + "/" + (name == null ? "" : name);
   }
 
   /** Returns core's demand for a parsed, valid request. */
