@@ -1,0 +1,622 @@
+package io.sharegpu.dra.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.sharegpu.api.gpunode.GpuStatus;
+import io.sharegpu.core.ledger.Ledger;
+import io.sharegpu.core.ledger.NodeUsage;
+import io.sharegpu.core.placement.NodeView;
+import io.sharegpu.core.placement.PlacementPolicies;
+import io.sharegpu.core.policy.FgdPolicy;
+import io.sharegpu.core.policy.Fragmentation;
+import io.sharegpu.core.policy.PodShape;
+import io.sharegpu.core.policy.Workload;
+import io.sharegpu.core.request.GpuDemand;
+import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.dra.DraNames;
+import io.sharegpu.dra.allocate.ClaimAllocator;
+import io.sharegpu.dra.allocate.DraInventory;
+import io.sharegpu.dra.slice.ResourceSlicePublisher;
+import io.sharegpu.dra.slice.ResourceSlices;
+import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestCluster;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * ShareGPU on DRA against a real kube-apiserver and kube-scheduler v1.34 with the
+ * DRAConsumableCapacity feature gate: ResourceSlices for simulated 8-GPU nodes (no kubelet; pods
+ * are bound, not run), one ResourceClaim per pod of a replayed slice of the Alibaba GPU trace
+ * (shares ask compute and memory, each whole GPU is a request asking compute 1000), placed twice on
+ * fresh, identical nodes:
+ *
+ * <ol>
+ *   <li>by kube-scheduler alone: its DynamicResources plugin allocates the claims (first fit);
+ *   <li>by ShareGPU: pods carry the {@code sharegpu.io/dra-placement} gate, {@link ClaimAllocator}
+ *       allocates their claims with core's {@code sharegpu} policy and lifts the gate, and
+ *       kube-scheduler binds each pod to the node of its claims and reserves them for it.
+ * </ol>
+ *
+ * Both runs must keep every device within its capacity; the fragmentation figures of both are
+ * printed.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DraPlacementE2E {
+  private static final Logger log = LoggerFactory.getLogger(DraPlacementE2E.class);
+
+  private static final int NODES = 3;
+  private static final int GPUS_PER_NODE = 8;
+  private static final long GPU_MEMORY_MIB = 81920;
+  private static final String MODEL = "NVIDIA A100-SXM4-80GB";
+  private static final int MAX_PODS = 48;
+  private static final long SEED = 42;
+  private static final Duration POD_TIMEOUT = Duration.ofSeconds(30);
+  private static final Map<String, Quantity> HOST =
+      Map.of(
+          "cpu", new Quantity("64"), "memory", new Quantity("512Gi"), "pods", new Quantity("110"));
+
+  private static Path dir;
+  private static TestCluster cluster;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void startControlPlane() throws IOException {
+    dir = Files.createTempDirectory("sharegpu-dra-e2e-");
+    cluster = TestCluster.start(dir, List.of("--feature-gates", "DRAConsumableCapacity=true"));
+    client = cluster.client();
+    cluster.startSchedulerWithoutExtender(
+        TestCluster.repoRoot().resolve("examples/dra/scheduler-config.yaml"));
+  }
+
+  @AfterAll
+  static void stopControlPlane() throws IOException {
+    if (cluster != null) {
+      cluster.stop();
+      deleteTree(dir.resolve("etcd"));
+    }
+  }
+
+  @Test
+  @Order(1)
+  void examplesApplyAndShareGpuAllocatesClaimsFromTemplates() throws IOException {
+    Path examples = TestCluster.repoRoot().resolve("examples/dra");
+    String ns = "dra-examples";
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+        .create();
+    for (String file : List.of("deviceclass.yaml", "resourceslice-node1.yaml")) {
+      for (HasMetadata item : load(examples.resolve(file))) {
+        client.resource(item).fieldManager("dra-e2e").forceConflicts().serverSideApply();
+      }
+    }
+    // the example slice keeps the alpha fields (DRAConsumableCapacity on)
+    ResourceSlice example =
+        client.resources(ResourceSlice.class).withName("node1-gpu.sharegpu.io-1").get();
+    Device mig = example.getSpec().getDevices().get(0);
+    assertThat(mig.getAllowMultipleAllocations()).isTrue();
+    assertThat(mig.getCapacity().get(DraNames.MEMORY).getRequestPolicy().getValidRange().getStep())
+        .isEqualTo(new Quantity("1Mi"));
+    client.resources(ResourceSlice.class).withLabel(ResourceSlices.NODE_LABEL, "node1").delete();
+
+    String node = "ex-node";
+    SimulatedNodes.createReadyNode(client, node, HOST);
+    List<GpuStatus> gpus = new ArrayList<>();
+    gpus.add(new GpuStatus("GPU-ex-0", 0, MODEL, GPU_MEMORY_MIB));
+    gpus.add(new GpuStatus("GPU-ex-1", 1, MODEL, GPU_MEMORY_MIB));
+    gpus.add(new GpuStatus("GPU-ex-2", 2, MODEL, GPU_MEMORY_MIB));
+    gpus.add(new GpuStatus("GPU-ex-3", 3, MODEL, GPU_MEMORY_MIB)); // split into two MIG instances
+    for (int i = 0; i < 2; i++) {
+      GpuStatus instance = new GpuStatus("MIG-ex-3-" + i, 4 + i, MODEL, 40192);
+      instance.setParentUuid("GPU-ex-3");
+      instance.setMigProfile("3g.40gb");
+      instance.setComputeMilli(428);
+      gpus.add(instance);
+    }
+    ResourceSlicePublisher publisher = new ResourceSlicePublisher(client);
+    assertThat(publisher.publish(node, gpus, 1)).hasSize(5); // 3 GPUs, 2 MIG instances
+    try {
+      for (String file :
+          List.of(
+              "claimtemplate-share.yaml",
+              "claimtemplate-whole.yaml",
+              "pod-share.yaml",
+              "pod-whole.yaml")) {
+        for (HasMetadata item : load(examples.resolve(file))) {
+          item.getMetadata().setNamespace(ns);
+          client.resource(item).create();
+        }
+      }
+      // kube-controller-manager's resourceclaim controller creates the claims of gated pods too
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  client.pods().inNamespace(ns).list().getItems().stream()
+                      .allMatch(
+                          p ->
+                              p.getStatus().getResourceClaimStatuses() != null
+                                  && !p.getStatus().getResourceClaimStatuses().isEmpty()));
+      ClaimAllocator allocator =
+          new ClaimAllocator(client, PlacementPolicies.byName("sharegpu", SEED));
+      Map<String, ClaimAllocator.Outcome> outcomes = allocator.allocatePending(ns);
+      assertThat(outcomes).containsOnlyKeys("notebook-quarter", "trainer-2gpu");
+      assertThat(outcomes.values()).allMatch(o -> o instanceof ClaimAllocator.Placed);
+      assertThat(waitForPod(ns, "notebook-quarter")).isEqualTo(node);
+      assertThat(waitForPod(ns, "trainer-2gpu")).isEqualTo(node);
+
+      Map<String, ResourceClaim> claims = new HashMap<>();
+      for (ResourceClaim c :
+          client.resources(ResourceClaim.class).inNamespace(ns).list().getItems()) {
+        claims.put(c.getMetadata().getName().startsWith("notebook") ? "share" : "whole", c);
+      }
+      List<DeviceRequestAllocationResult> share =
+          claims.get("share").getStatus().getAllocation().getDevices().getResults();
+      assertThat(share).hasSize(1);
+      assertThat(share.get(0).getConsumedCapacity())
+          .containsEntry(DraNames.COMPUTE, new Quantity("250"))
+          .containsEntry(DraNames.MEMORY, new Quantity("10240Mi"));
+      List<DeviceRequestAllocationResult> whole =
+          claims.get("whole").getStatus().getAllocation().getDevices().getResults();
+      assertThat(whole)
+          .extracting(DeviceRequestAllocationResult::getRequest)
+          .containsExactlyInAnyOrder("gpu-0", "gpu-1");
+      assertThat(whole)
+          .extracting(DeviceRequestAllocationResult::getDevice)
+          .doesNotHaveDuplicates()
+          .allMatch(d -> d.startsWith("gpu-ex-"), "whole GPUs, no MIG instance");
+      for (ResourceClaim c : claims.values()) {
+        assertThat(c.getStatus().getReservedFor()).hasSize(1);
+      }
+    } finally {
+      client.pods().inNamespace(ns).withGracePeriod(0).delete();
+      publisher.unpublish(node);
+      client.nodes().withName(node).delete();
+    }
+  }
+
+  @Test
+  @Order(2)
+  void firstFitAndShareGpuPlacementOfTheSameClaims() throws IOException {
+    ResourceSlicePublisher publisher = new ResourceSlicePublisher(client);
+    publisher.publishDeviceClass();
+    List<TracePod> trace = traceSlice();
+    Workload workload = Workload.fit(shapes(trace), FgdPolicy.COVERAGE);
+
+    Figures firstFit = run("ff", trace, workload, null);
+    ClaimAllocator allocator =
+        new ClaimAllocator(client, PlacementPolicies.byName("sharegpu", SEED));
+    Figures shareGpu = run("sg", trace, workload, allocator);
+
+    String table =
+        String.format(
+            Locale.ROOT,
+            "DRA placement of %d trace pods (%d nodes x %d GPUs, seed %d):%n%s%n%s%n%s",
+            trace.size(),
+            NODES,
+            GPUS_PER_NODE,
+            SEED,
+            Figures.HEADER,
+            firstFit.row("kube-scheduler (DRA first fit)"),
+            shareGpu.row("ShareGPU placement (sharegpu)"));
+    System.out.println(table);
+    log.info(table);
+
+    for (Figures f : List.of(firstFit, shareGpu)) {
+      assertThat(f.placed).as("pods placed").isGreaterThan(trace.size() / 3);
+      assertThat(f.sharedGpus).as("GPUs holding two shares or more").isGreaterThan(0);
+    }
+  }
+
+  /** Places the trace on fresh nodes {@code prefix-node-i}; ShareGPU allocates when given. */
+  private Figures run(
+      String prefix, List<TracePod> trace, Workload workload, ClaimAllocator allocator) {
+    String ns = "dra-" + prefix;
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+        .create();
+    ResourceSlicePublisher publisher = new ResourceSlicePublisher(client);
+    List<String> nodes = new ArrayList<>();
+    for (int n = 0; n < NODES; n++) {
+      String node = prefix + "-node-" + n;
+      nodes.add(node);
+      SimulatedNodes.createReadyNode(client, node, HOST);
+      List<GpuStatus> gpus = new ArrayList<>();
+      for (int i = 0; i < GPUS_PER_NODE; i++) {
+        gpus.add(new GpuStatus("GPU-" + node + "-" + i, i, MODEL, GPU_MEMORY_MIB));
+      }
+      List<ResourceSlice> kept = publisher.publish(node, gpus, 1);
+      assertThat(kept).hasSize(GPUS_PER_NODE);
+      // the alpha fields survive only with the DRAConsumableCapacity gate on
+      Device first = kept.get(0).getSpec().getDevices().get(0);
+      assertThat(first.getAllowMultipleAllocations()).isTrue();
+      assertThat(
+              first.getCapacity().get(DraNames.COMPUTE).getRequestPolicy().getValidRange().getMax())
+          .isEqualTo(new Quantity("1000"));
+    }
+    int placed = 0;
+    int failed = 0;
+    for (int k = 0; k < trace.size(); k++) {
+      TracePod t = trace.get(k);
+      String name = "p-" + k;
+      client.resource(claim(ns, name, t)).create();
+      Pod pod = client.resource(pod(ns, name, allocator != null)).create();
+      if (allocator != null) {
+        ClaimAllocator.Outcome o = allocator.allocate(pod);
+        if (!(o instanceof ClaimAllocator.Placed placedOn)) {
+          log.info("{}: {} ({})", name, o, t);
+          failed++;
+          continue;
+        }
+        String bound = waitForPod(ns, name);
+        assertThat(bound)
+            .as("kube-scheduler keeps %s to the node of its claim", name)
+            .isEqualTo(placedOn.node());
+        placed++;
+      } else if (waitForPod(ns, name) != null) {
+        placed++;
+      } else {
+        failed++;
+      }
+    }
+    // every allocated claim of a bound pod is reserved for it (kube-scheduler's PreBind)
+    for (Pod p : client.pods().inNamespace(ns).list().getItems()) {
+      if (p.getSpec().getNodeName() == null) {
+        continue;
+      }
+      ResourceClaim c =
+          client
+              .resources(ResourceClaim.class)
+              .inNamespace(ns)
+              .withName(p.getMetadata().getName())
+              .get();
+      assertThat(c.getStatus().getAllocation()).isNotNull();
+      assertThat(c.getStatus().getReservedFor())
+          .anyMatch(r -> p.getMetadata().getUid().equals(r.getUid()));
+      assertThat(c.getMetadata().getFinalizers()).contains(DraNames.CLAIM_FINALIZER);
+    }
+    List<ResourceSlice> slices = client.resources(ResourceSlice.class).list().getItems();
+    List<ResourceClaim> claims =
+        client.resources(ResourceClaim.class).inNamespace(ns).list().getItems();
+    assertWithinCapacity(slices, claims);
+    DraInventory inventory = DraInventory.of(slices, claims);
+    Ledger ledger = inventory.ledger();
+    assertThat(inventory.problems()).as("over-committed GPUs").isEmpty();
+    Figures f = Figures.of(ledger, nodes, workload, placed, failed);
+
+    // leave the nodes to the next run: no pod of this run may land on them
+    client.pods().inNamespace(ns).withGracePeriod(0).delete();
+    for (String node : nodes) {
+      publisher.unpublish(node);
+      client.nodes().withName(node).delete();
+    }
+    return f;
+  }
+
+  /** Sums each device's consumed capacity over the claims: never above the published value. */
+  private static void assertWithinCapacity(List<ResourceSlice> slices, List<ResourceClaim> claims) {
+    Map<String, Map<String, Quantity>> capacity = new HashMap<>();
+    for (ResourceSlice s : slices) {
+      for (Device d : s.getSpec().getDevices()) {
+        Map<String, Quantity> c = new HashMap<>();
+        d.getCapacity().forEach((k, v) -> c.put(k, v.getValue()));
+        capacity.put(s.getSpec().getPool().getName() + "/" + d.getName(), c);
+      }
+    }
+    Map<String, Map<String, java.math.BigDecimal>> used = new HashMap<>();
+    for (ResourceClaim c : claims) {
+      if (c.getStatus() == null || c.getStatus().getAllocation() == null) {
+        continue;
+      }
+      for (DeviceRequestAllocationResult r :
+          c.getStatus().getAllocation().getDevices().getResults()) {
+        String key = r.getPool() + "/" + r.getDevice();
+        assertThat(r.getShareID())
+            .as("share ID of %s on %s", c.getMetadata().getName(), key)
+            .isNotBlank();
+        assertThat(r.getConsumedCapacity()).as("consumed capacity of %s", key).isNotEmpty();
+        r.getConsumedCapacity()
+            .forEach(
+                (k, v) ->
+                    used.computeIfAbsent(key, x -> new HashMap<>())
+                        .merge(k, Quantity.getAmountInBytes(v), java.math.BigDecimal::add));
+      }
+    }
+    used.forEach(
+        (device, byName) ->
+            byName.forEach(
+                (k, v) ->
+                    assertThat(v)
+                        .as("%s of %s", k, device)
+                        .isLessThanOrEqualTo(
+                            Quantity.getAmountInBytes(capacity.get(device).get(k)))));
+  }
+
+  private static List<HasMetadata> load(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      return client.load(in).items();
+    }
+  }
+
+  /** Waits until the pod is bound (returns its node) or unschedulable (returns null). */
+  private static String waitForPod(String ns, String name) {
+    long deadline = System.nanoTime() + POD_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      Pod p = client.pods().inNamespace(ns).withName(name).get();
+      if (p.getSpec().getNodeName() != null) {
+        return p.getSpec().getNodeName();
+      }
+      if (p.getStatus() != null
+          && p.getStatus().getConditions() != null
+          && p.getStatus().getConditions().stream()
+              .anyMatch(
+                  c ->
+                      "PodScheduled".equals(c.getType())
+                          && "False".equals(c.getStatus())
+                          && "Unschedulable".equals(c.getReason()))) {
+        return null;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    throw new AssertionError(
+        "pod " + ns + "/" + name + " neither bound nor unschedulable after " + POD_TIMEOUT);
+  }
+
+  /**
+   * A share asks compute and memory (its part of the GPU's memory); k whole GPUs are k requests of
+   * count 1 asking compute 1000 each (see {@code ResourceSlices#forNode} for why not one request of
+   * count k).
+   */
+  private static ResourceClaim claim(String ns, String name, TracePod t) {
+    List<DeviceRequest> requests = new ArrayList<>();
+    if (t.gpuMilli < 1000) {
+      requests.add(
+          request(
+              "gpu",
+              Map.of(
+                  DraNames.COMPUTE,
+                  new Quantity(Integer.toString(t.gpuMilli)),
+                  DraNames.MEMORY,
+                  new Quantity(t.gpuMilli * GPU_MEMORY_MIB / 1000 + "Mi"))));
+    } else {
+      for (int i = 0; i < t.numGpu; i++) {
+        requests.add(request("gpu-" + i, Map.of(DraNames.COMPUTE, new Quantity("1000"))));
+      }
+    }
+    return new ResourceClaimBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(ns)
+        .endMetadata()
+        .withNewSpec()
+        .withNewDevices()
+        .withRequests(requests)
+        .endDevices()
+        .endSpec()
+        .build();
+  }
+
+  private static DeviceRequest request(String name, Map<String, Quantity> capacity) {
+    return new DeviceRequestBuilder()
+        .withName(name)
+        .withNewExactly()
+        .withDeviceClassName(DraNames.DEVICE_CLASS)
+        .withCount(1L)
+        .withNewCapacity()
+        .withRequests(capacity)
+        .endCapacity()
+        .endExactly()
+        .build();
+  }
+
+  private static Pod pod(String ns, String name, boolean gated) {
+    PodBuilder b =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(ns)
+            .endMetadata()
+            .withNewSpec()
+            .withSchedulerName("default-scheduler")
+            .addNewContainer()
+            .withName("main")
+            .withImage("registry.local/sharegpu/none:0")
+            .withNewResources()
+            .addNewClaim()
+            .withName("gpu")
+            .endClaim()
+            .endResources()
+            .endContainer()
+            .addNewResourceClaim()
+            .withName("gpu")
+            .withResourceClaimName(name)
+            .endResourceClaim()
+            .endSpec();
+    if (gated) {
+      b.editSpec()
+          .addNewSchedulingGate()
+          .withName(DraNames.SCHEDULING_GATE)
+          .endSchedulingGate()
+          .endSpec();
+    }
+    return b.build();
+  }
+
+  /** A pod of the trace: GPUs and compute per GPU. */
+  record TracePod(String name, int numGpu, int gpuMilli) {}
+
+  /**
+   * GPU pods of {@code openb_pod_list_default.csv} (at most 8 GPUs), shuffled with {@link #SEED},
+   * taken until their compute reaches 130% of the cluster's or {@link #MAX_PODS}.
+   */
+  private static List<TracePod> traceSlice() throws IOException {
+    Path file =
+        Path.of(
+            System.getProperty(
+                "sharegpu.traces",
+                TestCluster.repoRoot()
+                    .resolve("../shared/traces/alibaba-gpu-v2023/csv")
+                    .toString()),
+            "openb_pod_list_default.csv");
+    List<String> lines = Files.readAllLines(file);
+    List<String> header = List.of(lines.get(0).split(","));
+    int name = header.indexOf("name");
+    int numGpu = header.indexOf("num_gpu");
+    int gpuMilli = header.indexOf("gpu_milli");
+    List<TracePod> all = new ArrayList<>();
+    for (String line : lines.subList(1, lines.size())) {
+      String[] f = line.split(",", -1);
+      int n = Integer.parseInt(f[numGpu].trim());
+      int m = Integer.parseInt(f[gpuMilli].trim());
+      if (n >= 1 && n <= GPUS_PER_NODE && m > 0 && (n == 1 || m == 1000)) {
+        all.add(new TracePod(f[name], n, m));
+      }
+    }
+    Collections.shuffle(all, new Random(SEED));
+    long capacity = (long) NODES * GPUS_PER_NODE * 1000;
+    List<TracePod> out = new ArrayList<>();
+    long total = 0;
+    for (TracePod p : all) {
+      if (out.size() >= MAX_PODS || total >= capacity * 13 / 10) {
+        break;
+      }
+      out.add(p);
+      total += (long) p.numGpu * Math.min(1000, p.gpuMilli);
+    }
+    return out;
+  }
+
+  private static List<PodShape> shapes(List<TracePod> trace) {
+    List<PodShape> shapes = new ArrayList<>();
+    for (TracePod t : trace) {
+      GpuDemand d =
+          t.gpuMilli < 1000
+              ? GpuDemand.share("main", t.gpuMilli, 0)
+              : GpuDemand.whole("main", t.numGpu, 0);
+      shapes.add(PodShape.of(PodDemand.of("trace/" + t.name, t.name, d)));
+    }
+    return shapes;
+  }
+
+  /** What a run left: pods placed, and how the GPUs are used. */
+  record Figures(
+      int placed,
+      int failed,
+      long allocatedMilli,
+      long capacityMilli,
+      int freeGpus,
+      int partlyUsedGpus,
+      int sharedGpus,
+      long freeMilliOnPartlyUsed,
+      double fragmentationPct) {
+
+    static final String HEADER =
+        "placer                           placed failed alloc%  freeGPUs partlyUsedGPUs sharedGPUs freeMilliOnPartlyUsed FGDfrag%";
+
+    static Figures of(
+        Ledger ledger, List<String> nodes, Workload workload, int placed, int failed) {
+      long allocated = 0;
+      long capacity = 0;
+      int free = 0;
+      int partly = 0;
+      int shared = 0;
+      long stranded = 0;
+      double frag = 0;
+      long freeMilli = 0;
+      for (String node : nodes) {
+        NodeUsage u = ledger.nodeUsage(node);
+        for (int i = 0; i < u.size(); i++) {
+          int used = u.usedMilli(i);
+          capacity += u.computeMilli(i);
+          allocated += used;
+          if (used == 0) {
+            free++;
+          } else if (used < u.computeMilli(i)) {
+            partly++;
+            stranded += u.freeMilli(i);
+          }
+          if (u.holderCount(i) >= 2) {
+            shared++;
+          }
+        }
+        NodeView v = new NodeView(u.node(), u.usage(), 0, 0);
+        frag += Fragmentation.of(v, workload);
+        freeMilli += Fragmentation.freeMilli(v);
+      }
+      return new Figures(
+          placed,
+          failed,
+          allocated,
+          capacity,
+          free,
+          partly,
+          shared,
+          stranded,
+          freeMilli == 0 ? 0 : frag * 100 / freeMilli);
+    }
+
+    String row(String placer) {
+      return String.format(
+          Locale.ROOT,
+          "%-32s %6d %6d %6.1f %9d %14d %10d %21d %8.1f",
+          placer,
+          placed,
+          failed,
+          allocatedMilli * 100.0 / capacityMilli,
+          freeGpus,
+          partlyUsedGpus,
+          sharedGpus,
+          freeMilliOnPartlyUsed,
+          fragmentationPct);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (var paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}
