@@ -76,11 +76,11 @@ import org.slf4j.LoggerFactory;
 class DraPlacementE2E {
   private static final Logger log = LoggerFactory.getLogger(DraPlacementE2E.class);
 
-  private static final int NODES = 3;
+  private static final int NODES = 4;
   private static final int GPUS_PER_NODE = 8;
   private static final long GPU_MEMORY_MIB = 81920;
   private static final String MODEL = "NVIDIA A100-SXM4-80GB";
-  private static final int MAX_PODS = 48;
+  private static final int MAX_PODS = 72;
   private static final long SEED = 42;
   private static final Duration POD_TIMEOUT = Duration.ofSeconds(30);
   private static final Map<String, Quantity> HOST =
@@ -235,8 +235,8 @@ class DraPlacementE2E {
     log.info(table);
 
     for (Figures f : List.of(firstFit, shareGpu)) {
-      assertThat(f.placed).as("pods placed").isGreaterThan(trace.size() / 3);
-      assertThat(f.sharedGpus).as("GPUs holding two shares or more").isGreaterThan(0);
+      assertThat(f.placed()).as("pods placed").isGreaterThan(trace.size() / 3);
+      assertThat(f.end().sharedGpus()).as("GPUs holding two shares or more").isGreaterThan(0);
     }
   }
 
@@ -267,29 +267,42 @@ class DraPlacementE2E {
               first.getCapacity().get(DraNames.COMPUTE).getRequestPolicy().getValidRange().getMax())
           .isEqualTo(new Quantity("1000"));
     }
+    long capacityMilli = (long) NODES * GPUS_PER_NODE * 1000;
     int placed = 0;
     int failed = 0;
+    long arrived = 0;
+    double firstFailurePct = Double.NaN;
+    Snapshot at80 = null;
     for (int k = 0; k < trace.size(); k++) {
       TracePod t = trace.get(k);
       String name = "p-" + k;
+      arrived += (long) t.numGpu * Math.min(1000, t.gpuMilli);
       client.resource(claim(ns, name, t)).create();
       Pod pod = client.resource(pod(ns, name, allocator != null)).create();
+      boolean ok;
       if (allocator != null) {
         ClaimAllocator.Outcome o = allocator.allocate(pod);
-        if (!(o instanceof ClaimAllocator.Placed placedOn)) {
+        ok = o instanceof ClaimAllocator.Placed;
+        if (o instanceof ClaimAllocator.Placed placedOn) {
+          assertThat(waitForPod(ns, name))
+              .as("kube-scheduler keeps %s to the node of its claim", name)
+              .isEqualTo(placedOn.node());
+        } else {
           log.info("{}: {} ({})", name, o, t);
-          failed++;
-          continue;
         }
-        String bound = waitForPod(ns, name);
-        assertThat(bound)
-            .as("kube-scheduler keeps %s to the node of its claim", name)
-            .isEqualTo(placedOn.node());
-        placed++;
-      } else if (waitForPod(ns, name) != null) {
+      } else {
+        ok = waitForPod(ns, name) != null;
+      }
+      if (ok) {
         placed++;
       } else {
         failed++;
+        if (Double.isNaN(firstFailurePct)) {
+          firstFailurePct = arrived * 100.0 / capacityMilli;
+        }
+      }
+      if (at80 == null && arrived * 100 >= 80 * capacityMilli) {
+        at80 = Snapshot.of(ledger(ns), nodes, workload);
       }
     }
     // every allocated claim of a bound pod is reserved for it (kube-scheduler's PreBind)
@@ -315,7 +328,8 @@ class DraPlacementE2E {
     DraInventory inventory = DraInventory.of(slices, claims);
     Ledger ledger = inventory.ledger();
     assertThat(inventory.problems()).as("over-committed GPUs").isEmpty();
-    Figures f = Figures.of(ledger, nodes, workload, placed, failed);
+    Snapshot end = Snapshot.of(ledger, nodes, workload);
+    Figures f = new Figures(placed, failed, firstFailurePct, end, at80 == null ? end : at80);
 
     // leave the nodes to the next run: no pod of this run may land on them
     client.pods().inNamespace(ns).withGracePeriod(0).delete();
@@ -324,6 +338,14 @@ class DraPlacementE2E {
       client.nodes().withName(node).delete();
     }
     return f;
+  }
+
+  /** The ledger of the GPUs now published and the claims of {@code ns}. */
+  private static Ledger ledger(String ns) {
+    return DraInventory.of(
+            client.resources(ResourceSlice.class).list().getItems(),
+            client.resources(ResourceClaim.class).inNamespace(ns).list().getItems())
+        .ledger();
   }
 
   /** Sums each device's consumed capacity over the claims: never above the published value. */
@@ -536,10 +558,8 @@ class DraPlacementE2E {
     return shapes;
   }
 
-  /** What a run left: pods placed, and how the GPUs are used. */
-  record Figures(
-      int placed,
-      int failed,
+  /** How the GPUs of a run's nodes are used at one moment. */
+  record Snapshot(
       long allocatedMilli,
       long capacityMilli,
       int freeGpus,
@@ -548,11 +568,7 @@ class DraPlacementE2E {
       long freeMilliOnPartlyUsed,
       double fragmentationPct) {
 
-    static final String HEADER =
-        "placer                           placed failed alloc%  freeGPUs partlyUsedGPUs sharedGPUs freeMilliOnPartlyUsed FGDfrag%";
-
-    static Figures of(
-        Ledger ledger, List<String> nodes, Workload workload, int placed, int failed) {
+    static Snapshot of(Ledger ledger, List<String> nodes, Workload workload) {
       long allocated = 0;
       long capacity = 0;
       int free = 0;
@@ -581,9 +597,7 @@ class DraPlacementE2E {
         frag += Fragmentation.of(v, workload);
         freeMilli += Fragmentation.freeMilli(v);
       }
-      return new Figures(
-          placed,
-          failed,
+      return new Snapshot(
           allocated,
           capacity,
           free,
@@ -592,20 +606,33 @@ class DraPlacementE2E {
           stranded,
           freeMilli == 0 ? 0 : frag * 100 / freeMilli);
     }
+  }
+
+  /**
+   * What a run left: pods placed and failed, the demand that had arrived (in % of the cluster's GPU
+   * compute) when the first pod failed, the GPUs at the end, and at the moment 80% had arrived
+   * (free GPUs, partly used GPUs and their free compute, FGD's fragmentation rate: the expected
+   * fragment over the free compute, for the trace's pod shapes).
+   */
+  record Figures(int placed, int failed, double firstFailurePct, Snapshot end, Snapshot at80) {
+
+    static final String HEADER =
+        "placer                         placed failed firstFail@arr% alloc%End | at 80% arrived:"
+            + " freeGPUs partlyUsed freeMilliOnPartly FGDfrag%";
 
     String row(String placer) {
       return String.format(
           Locale.ROOT,
-          "%-32s %6d %6d %6.1f %9d %14d %10d %21d %8.1f",
+          "%-30s %6d %6d %14.1f %9.1f | %24d %10d %17d %8.1f",
           placer,
           placed,
           failed,
-          allocatedMilli * 100.0 / capacityMilli,
-          freeGpus,
-          partlyUsedGpus,
-          sharedGpus,
-          freeMilliOnPartlyUsed,
-          fragmentationPct);
+          firstFailurePct,
+          end.allocatedMilli() * 100.0 / end.capacityMilli(),
+          at80.freeGpus(),
+          at80.partlyUsedGpus(),
+          at80.freeMilliOnPartlyUsed(),
+          at80.fragmentationPct());
     }
   }
 
