@@ -18,16 +18,14 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.core.ledger.Ledger;
-import io.sharegpu.core.ledger.NodeUsage;
-import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.policy.FgdPolicy;
-import io.sharegpu.core.policy.Fragmentation;
-import io.sharegpu.core.policy.PodShape;
 import io.sharegpu.core.policy.Workload;
-import io.sharegpu.core.request.GpuDemand;
-import io.sharegpu.core.request.PodDemand;
 import io.sharegpu.dra.DraNames;
+import io.sharegpu.dra.TraceReplay;
+import io.sharegpu.dra.TraceReplay.Figures;
+import io.sharegpu.dra.TraceReplay.Snapshot;
+import io.sharegpu.dra.TraceReplay.TracePod;
 import io.sharegpu.dra.allocate.ClaimAllocator;
 import io.sharegpu.dra.allocate.DraInventory;
 import io.sharegpu.dra.slice.ResourceSlicePublisher;
@@ -40,12 +38,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -212,8 +208,9 @@ class DraPlacementE2E {
   void firstFitAndShareGpuPlacementOfTheSameClaims() throws IOException {
     ResourceSlicePublisher publisher = new ResourceSlicePublisher(client);
     publisher.publishDeviceClass();
-    List<TracePod> trace = traceSlice();
-    Workload workload = Workload.fit(shapes(trace), FgdPolicy.COVERAGE);
+    List<TracePod> trace =
+        TraceReplay.slice((long) NODES * GPUS_PER_NODE * 1000, GPUS_PER_NODE, MAX_PODS, SEED);
+    Workload workload = Workload.fit(TraceReplay.shapes(trace), FgdPolicy.COVERAGE);
 
     Figures firstFit = run("ff", trace, workload, null);
     ClaimAllocator allocator =
@@ -276,7 +273,7 @@ class DraPlacementE2E {
     for (int k = 0; k < trace.size(); k++) {
       TracePod t = trace.get(k);
       String name = "p-" + k;
-      arrived += (long) t.numGpu * Math.min(1000, t.gpuMilli);
+      arrived += (long) t.numGpu() * Math.min(1000, t.gpuMilli());
       client.resource(claim(ns, name, t)).create();
       Pod pod = client.resource(pod(ns, name, allocator != null)).create();
       boolean ok;
@@ -393,23 +390,29 @@ class DraPlacementE2E {
     }
   }
 
-  /** Waits until the pod is bound (returns its node) or unschedulable (returns null). */
+  /**
+   * Waits until the pod is bound (returns its node) or kube-scheduler found its claims fit on no
+   * node (returns null); other reasons to wait (a claim not yet seen) are waited out.
+   */
   private static String waitForPod(String ns, String name) {
     long deadline = System.nanoTime() + POD_TIMEOUT.toNanos();
+    String last = "";
     while (System.nanoTime() < deadline) {
       Pod p = client.pods().inNamespace(ns).withName(name).get();
       if (p.getSpec().getNodeName() != null) {
         return p.getSpec().getNodeName();
       }
-      if (p.getStatus() != null
-          && p.getStatus().getConditions() != null
-          && p.getStatus().getConditions().stream()
-              .anyMatch(
-                  c ->
-                      "PodScheduled".equals(c.getType())
-                          && "False".equals(c.getStatus())
-                          && "Unschedulable".equals(c.getReason()))) {
-        return null;
+      if (p.getStatus() != null && p.getStatus().getConditions() != null) {
+        for (var c : p.getStatus().getConditions()) {
+          if ("PodScheduled".equals(c.getType())
+              && "False".equals(c.getStatus())
+              && "Unschedulable".equals(c.getReason())) {
+            last = c.getMessage();
+            if (last != null && last.contains("cannot allocate all claims")) {
+              return null;
+            }
+          }
+        }
       }
       try {
         Thread.sleep(50);
@@ -419,7 +422,14 @@ class DraPlacementE2E {
       }
     }
     throw new AssertionError(
-        "pod " + ns + "/" + name + " neither bound nor unschedulable after " + POD_TIMEOUT);
+        "pod "
+            + ns
+            + "/"
+            + name
+            + " neither bound nor without room for its claims after "
+            + POD_TIMEOUT
+            + "; last condition: "
+            + last);
   }
 
   /**
@@ -429,17 +439,17 @@ class DraPlacementE2E {
    */
   private static ResourceClaim claim(String ns, String name, TracePod t) {
     List<DeviceRequest> requests = new ArrayList<>();
-    if (t.gpuMilli < 1000) {
+    if (t.gpuMilli() < 1000) {
       requests.add(
           request(
               "gpu",
               Map.of(
                   DraNames.COMPUTE,
-                  new Quantity(Integer.toString(t.gpuMilli)),
+                  new Quantity(Integer.toString(t.gpuMilli())),
                   DraNames.MEMORY,
-                  new Quantity(t.gpuMilli * GPU_MEMORY_MIB / 1000 + "Mi"))));
+                  new Quantity(t.gpuMilli() * GPU_MEMORY_MIB / 1000 + "Mi"))));
     } else {
-      for (int i = 0; i < t.numGpu; i++) {
+      for (int i = 0; i < t.numGpu(); i++) {
         requests.add(request("gpu-" + i, Map.of(DraNames.COMPUTE, new Quantity("1000"))));
       }
     }
@@ -500,140 +510,6 @@ class DraPlacementE2E {
           .endSpec();
     }
     return b.build();
-  }
-
-  /** A pod of the trace: GPUs and compute per GPU. */
-  record TracePod(String name, int numGpu, int gpuMilli) {}
-
-  /**
-   * GPU pods of {@code openb_pod_list_default.csv} (at most 8 GPUs), shuffled with {@link #SEED},
-   * taken until their compute reaches 130% of the cluster's or {@link #MAX_PODS}.
-   */
-  private static List<TracePod> traceSlice() throws IOException {
-    Path file =
-        Path.of(
-            System.getProperty(
-                "sharegpu.traces",
-                TestCluster.repoRoot()
-                    .resolve("../shared/traces/alibaba-gpu-v2023/csv")
-                    .toString()),
-            "openb_pod_list_default.csv");
-    List<String> lines = Files.readAllLines(file);
-    List<String> header = List.of(lines.get(0).split(","));
-    int name = header.indexOf("name");
-    int numGpu = header.indexOf("num_gpu");
-    int gpuMilli = header.indexOf("gpu_milli");
-    List<TracePod> all = new ArrayList<>();
-    for (String line : lines.subList(1, lines.size())) {
-      String[] f = line.split(",", -1);
-      int n = Integer.parseInt(f[numGpu].trim());
-      int m = Integer.parseInt(f[gpuMilli].trim());
-      if (n >= 1 && n <= GPUS_PER_NODE && m > 0 && (n == 1 || m == 1000)) {
-        all.add(new TracePod(f[name], n, m));
-      }
-    }
-    Collections.shuffle(all, new Random(SEED));
-    long capacity = (long) NODES * GPUS_PER_NODE * 1000;
-    List<TracePod> out = new ArrayList<>();
-    long total = 0;
-    for (TracePod p : all) {
-      if (out.size() >= MAX_PODS || total >= capacity * 13 / 10) {
-        break;
-      }
-      out.add(p);
-      total += (long) p.numGpu * Math.min(1000, p.gpuMilli);
-    }
-    return out;
-  }
-
-  private static List<PodShape> shapes(List<TracePod> trace) {
-    List<PodShape> shapes = new ArrayList<>();
-    for (TracePod t : trace) {
-      GpuDemand d =
-          t.gpuMilli < 1000
-              ? GpuDemand.share("main", t.gpuMilli, 0)
-              : GpuDemand.whole("main", t.numGpu, 0);
-      shapes.add(PodShape.of(PodDemand.of("trace/" + t.name, t.name, d)));
-    }
-    return shapes;
-  }
-
-  /** How the GPUs of a run's nodes are used at one moment. */
-  record Snapshot(
-      long allocatedMilli,
-      long capacityMilli,
-      int freeGpus,
-      int partlyUsedGpus,
-      int sharedGpus,
-      long freeMilliOnPartlyUsed,
-      double fragmentationPct) {
-
-    static Snapshot of(Ledger ledger, List<String> nodes, Workload workload) {
-      long allocated = 0;
-      long capacity = 0;
-      int free = 0;
-      int partly = 0;
-      int shared = 0;
-      long stranded = 0;
-      double frag = 0;
-      long freeMilli = 0;
-      for (String node : nodes) {
-        NodeUsage u = ledger.nodeUsage(node);
-        for (int i = 0; i < u.size(); i++) {
-          int used = u.usedMilli(i);
-          capacity += u.computeMilli(i);
-          allocated += used;
-          if (used == 0) {
-            free++;
-          } else if (used < u.computeMilli(i)) {
-            partly++;
-            stranded += u.freeMilli(i);
-          }
-          if (u.holderCount(i) >= 2) {
-            shared++;
-          }
-        }
-        NodeView v = new NodeView(u.node(), u.usage(), 0, 0);
-        frag += Fragmentation.of(v, workload);
-        freeMilli += Fragmentation.freeMilli(v);
-      }
-      return new Snapshot(
-          allocated,
-          capacity,
-          free,
-          partly,
-          shared,
-          stranded,
-          freeMilli == 0 ? 0 : frag * 100 / freeMilli);
-    }
-  }
-
-  /**
-   * What a run left: pods placed and failed, the demand that had arrived (in % of the cluster's GPU
-   * compute) when the first pod failed, the GPUs at the end, and at the moment 80% had arrived
-   * (free GPUs, partly used GPUs and their free compute, FGD's fragmentation rate: the expected
-   * fragment over the free compute, for the trace's pod shapes).
-   */
-  record Figures(int placed, int failed, double firstFailurePct, Snapshot end, Snapshot at80) {
-
-    static final String HEADER =
-        "placer                         placed failed firstFail@arr% alloc%End | at 80% arrived:"
-            + " freeGPUs partlyUsed freeMilliOnPartly FGDfrag%";
-
-    String row(String placer) {
-      return String.format(
-          Locale.ROOT,
-          "%-30s %6d %6d %14.1f %9.1f | %24d %10d %17d %8.1f",
-          placer,
-          placed,
-          failed,
-          firstFailurePct,
-          end.allocatedMilli() * 100.0 / end.capacityMilli(),
-          at80.freeGpus(),
-          at80.partlyUsedGpus(),
-          at80.freeMilliOnPartlyUsed(),
-          at80.fragmentationPct());
-    }
   }
 
   private static void deleteTree(Path root) throws IOException {
