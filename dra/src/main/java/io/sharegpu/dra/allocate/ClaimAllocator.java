@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.core.ledger.Allocation;
@@ -157,6 +158,9 @@ public final class ClaimAllocator {
               c.getMetadata().setFinalizers(f);
               return c;
             });
+    if (withFinalizer.getStatus() == null) {
+      withFinalizer.setStatus(new ResourceClaimStatus());
+    }
     withFinalizer.getStatus().setAllocation(allocation);
     client.resource(withFinalizer).updateStatus();
   }
