@@ -87,15 +87,25 @@ public final class TestCluster {
    * It is also stopped when this JVM exits.
    */
   public static TestCluster start(Path dir) {
+    return start(dir, List.of());
+  }
+
+  /**
+   * Starts a control plane with its state in {@code dir} and more arguments for {@code
+   * testcluster/start} (e.g. {@code --feature-gates DRAConsumableCapacity=true}); the caller stops
+   * it with {@link #stop()}. It is also stopped when this JVM exits.
+   */
+  public static TestCluster start(Path dir, List<String> startArgs) {
     Path root = repoRoot();
     long startedAt = System.nanoTime();
+    List<String> args = new ArrayList<>();
+    args.add("--dir");
+    args.add(dir.toString());
+    args.add("--owner-pid");
+    args.add(Long.toString(ProcessHandle.current().pid()));
+    args.addAll(startArgs);
     ScriptCommand.run(
-        root.resolve("testcluster/start"),
-        START_TIMEOUT,
-        "--dir",
-        dir.toString(),
-        "--owner-pid",
-        Long.toString(ProcessHandle.current().pid()));
+        root.resolve("testcluster/start"), START_TIMEOUT, args.toArray(String[]::new));
     Map<String, String> env = readEnv(dir.resolve("env"));
     String url = env.get("APISERVER_URL");
     if (url == null) {
@@ -159,6 +169,22 @@ public final class TestCluster {
         dir.toString(),
         "--extender-url",
         extenderUrl,
+        "--config",
+        config.toString());
+  }
+
+  /**
+   * Starts kube-scheduler from the KubeSchedulerConfiguration {@code config}, which names no
+   * extender (e.g. the default-scheduler profile, whose DynamicResources plugin allocates
+   * ResourceClaims); the feature gates of {@code testcluster/start} apply. Returns once it is
+   * healthy.
+   */
+  public synchronized void startSchedulerWithoutExtender(Path config) {
+    ScriptCommand.run(
+        root.resolve("testcluster/start-scheduler"),
+        SCRIPT_TIMEOUT,
+        "--dir",
+        dir.toString(),
         "--config",
         config.toString());
   }
