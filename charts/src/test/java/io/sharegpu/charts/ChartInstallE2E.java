@@ -423,7 +423,7 @@ class ChartInstallE2E {
   void noPodUpdateMayAddChangeOrRemoveAnAssignmentAnnotation() {
     String namespace = "chart-e2e-assignment";
     // both releases installed here hold the same policy; either may be the one that answers
-    String policy = "-sharegpu-assignment";
+    String policy = "sharegpu-assignment";
     String refused = "no update may add, change or remove them";
     createNamespace(namespace, Map.of("sharegpu.io/webhook", "disabled"));
     awaitAssignmentFrozen(namespace, policy);
@@ -1139,7 +1139,7 @@ class ChartInstallE2E {
                             "\"GPU-probe-" + tries.incrementAndGet() + "\""));
                 return false;
               } catch (KubernetesClientException e) {
-                if (e.getCode() == 403 && e.getMessage().contains(policy + "' denied request")) {
+                if (e.getCode() == 403 && deniedByAssignmentPolicy(e.getMessage(), policy)) {
                   return true;
                 }
                 throw e;
@@ -1153,13 +1153,21 @@ class ChartInstallE2E {
     assertThatThrownBy(write)
         .isInstanceOf(KubernetesClientException.class)
         .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403))
-        .hasMessageMatching(
-            "(?s).*ValidatingAdmissionPolicy '[a-z0-9-]*"
-                + policySuffix
-                + "' with binding '[a-z0-9-]*"
-                + policySuffix
-                + "' denied request.*")
+        .satisfies(
+            e ->
+                assertThat(deniedByAssignmentPolicy(e.getMessage(), policySuffix))
+                    .as("denied by a release's %s: %s", policySuffix, e.getMessage())
+                    .isTrue())
         .hasMessageContaining(message);
+  }
+
+  /** The main release's policy is {@code sharegpu-assignment}, the second one's {@code X-...}. */
+  private static boolean deniedByAssignmentPolicy(String message, String policy) {
+    String name = "'([a-z0-9-]*-)?" + java.util.regex.Pattern.quote(policy) + "'";
+    return java.util.regex.Pattern.compile(
+            "ValidatingAdmissionPolicy " + name + " with binding " + name + " denied request")
+        .matcher(message)
+        .find();
   }
 
   private static String annotation(String key, String jsonValue) {

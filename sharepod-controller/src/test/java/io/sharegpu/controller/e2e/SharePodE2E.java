@@ -193,6 +193,7 @@ class SharePodE2E {
   @Order(4)
   void aPodDeletedBySomeoneElseIsCreatedAgainAndScheduled() {
     Pod before = client.pods().inNamespace(NAMESPACE).withName("training").get();
+    assertThat(before).as("the SharePod's pod before someone deletes it").isNotNull();
 
     // without a kubelet a bound pod would wait for one forever: delete it at once
     client.pods().inNamespace(NAMESPACE).withName("training").withGracePeriod(0).delete();
@@ -231,6 +232,16 @@ class SharePodE2E {
   @Test
   @Order(6)
   void deletingASharePodDeletesItsPod() {
+    // the pod must exist first, owned by its SharePod, or the test below would pass on nothing
+    Pod pod = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
+    assertThat(pod).as("the SharePod's pod before the delete").isNotNull();
+    assertThat(pod.getMetadata().getDeletionTimestamp()).isNull();
+    assertThat(pod.getMetadata().getOwnerReferences())
+        .anySatisfy(
+            owner -> {
+              assertThat(owner.getKind()).isEqualTo("SharePod");
+              assertThat(owner.getName()).isEqualTo("notebook");
+            });
     client.resources(SharePod.class).inNamespace(NAMESPACE).withName("notebook").delete();
 
     // garbage collection deletes the pod; bound, it waits for a kubelet, which this cluster has not
