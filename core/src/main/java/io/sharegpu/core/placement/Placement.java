@@ -30,9 +30,8 @@ import org.jspecify.annotations.Nullable;
  * so that {@link #prioritize} and {@link #choose} that follow do not repeat it. With a {@link
  * StateScored} policy and a pod of one container without pins or excludes, {@link #filter}, {@link
  * #prioritize} and {@link #place} evaluate one node per {@linkplain NodeUsage#stateClass node
- * state} and reuse the answer for the other nodes in that state (decisions are the same). Across
- * decisions, {@link NoFitMemory} remembers which nodes a one-container pod shape does not fit until
- * those nodes change, so that they are not evaluated again. Not thread-safe.
+ * state} and reuse the answer for the other nodes in that state (decisions are the same). Not
+ * thread-safe.
  */
 public final class Placement {
   private final Ledger ledger;
@@ -43,7 +42,6 @@ public final class Placement {
 
   private final NodeEvaluator evaluator;
   private final RequestCache cache = new RequestCache();
-  private final NoFitMemory noFit = new NoFitMemory();
   private final Failure classFailure = new Failure();
 
   /** Places on {@code ledger} (read, never changed) with {@code policy}. */
@@ -90,20 +88,11 @@ public final class Placement {
         continue;
       }
       failure.reset();
-      NodeUsage now = ledger.nodeUsage(slot);
-      if (noFit.noFit(slot, now)) {
-        noFit.failureInto(slot, failure);
-        rejected[r++] =
-            new Rejection(
-                name, RejectionWords.summary(plan, now, failure, cache.reasons()), List.of());
-        continue;
-      }
       if (plan.byClass) {
         RequestCache.ClassEntry c = classEntry(plan, name, slot, failure);
         if (c != null) {
           if (!c.outcome.fits()) {
-            NodeUsage cu = now;
-            noFit.remember(slot, cu, failure);
+            NodeUsage cu = ledger.nodeUsage(slot);
             if (cu.hasCordon()) {
               // the words name this node's cordoned GPUs: not shared with the node's state class
               rejected[r++] =
@@ -121,10 +110,9 @@ public final class Placement {
           continue;
         }
       }
-      NodeUsage u = now;
+      NodeUsage u = ledger.nodeUsage(slot);
       Outcome o = outcome(plan, name, u, failure);
       if (!o.fits()) {
-        noFit.remember(slot, u, failure);
         rejected[r++] =
             new Rejection(
                 name, RejectionWords.summary(plan, u, failure, cache.reasons()), List.of());
@@ -183,8 +171,6 @@ public final class Placement {
         o = Outcome.NO_FIT;
       } else if (!cache.firstSight(slot, seen)) {
         continue;
-      } else if (noFit.noFit(slot, ledger.nodeUsage(slot))) {
-        o = Outcome.NO_FIT;
       } else if (plan.byClass) {
         RequestCache.ClassEntry c = classEntry(plan, name, slot, null);
         o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
@@ -287,9 +273,7 @@ public final class Placement {
         continue;
       }
       Outcome o;
-      if (noFit.noFit(slot, ledger.nodeUsage(slot))) {
-        continue;
-      } else if (plan.byClass) {
+      if (plan.byClass) {
         RequestCache.ClassEntry c = classEntry(plan, name, slot, null);
         o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
       } else {
@@ -338,11 +322,6 @@ public final class Placement {
     return RejectionWords.cordonWords(gpu);
   }
 
-  /** How many node evaluations {@link NoFitMemory} answered (for tests). */
-  long noFitHits() {
-    return noFit.hits();
-  }
-
   // ---------------------------------------------------------------- evaluation
 
   private PodPlan plan(PodDemand pod) {
@@ -351,9 +330,7 @@ public final class Placement {
       supplyAware.supply(supply(ledger));
     }
     cache.begin(pod, ledger.version());
-    PodPlan plan = new PodPlan(pod, stateScored);
-    noFit.begin(plan);
-    return plan;
+    return new PodPlan(pod, stateScored);
   }
 
   /** GPU compute by model: healthy GPUs that are neither cordoned nor MIG parents. */

@@ -171,7 +171,7 @@ class PlacementDifferentialTest {
     }
   }
 
-  static void mutate(
+  private static void mutate(
       Random rnd,
       Ledger ledger,
       List<GpuNode> nodes,
@@ -268,7 +268,7 @@ class PlacementDifferentialTest {
   };
   private static final long[] MIB = {81559, 40960, 23034};
 
-  static GpuNode randomNode(Random rnd, String name) {
+  private static GpuNode randomNode(Random rnd, String name) {
     List<Gpu> gpus = new ArrayList<>();
     int count = rnd.nextInt(10) == 0 ? 0 : 1 + rnd.nextInt(5);
     int index = 0;
@@ -299,7 +299,7 @@ class PlacementDifferentialTest {
     return new GpuNode(name, gpus, host ? 8000 * (1 + rnd.nextInt(8)) : 0, host ? 65536 : 0);
   }
 
-  static GpuNode renamed(GpuNode template, String name) {
+  private static GpuNode renamed(GpuNode template, String name) {
     List<Gpu> gpus = new ArrayList<>();
     for (Gpu g : template.gpus()) {
       String parent = g.parentUuid() == null ? null : g.parentUuid().replace(template.name(), name);
@@ -318,7 +318,7 @@ class PlacementDifferentialTest {
     return new GpuNode(name, gpus, template.cpuMilli(), template.memoryMib());
   }
 
-  static PodDemand randomPod(Random rnd, String id, List<GpuNode> nodes) {
+  private static PodDemand randomPod(Random rnd, String id, List<GpuNode> nodes) {
     List<GpuDemand> containers = new ArrayList<>();
     int count = rnd.nextInt(4) == 0 ? 2 + rnd.nextInt(2) : 1;
     for (int c = 0; c < count; c++) {
@@ -365,7 +365,7 @@ class PlacementDifferentialTest {
   }
 
   /** Node names in random order, some twice, some unknown to the ledger. */
-  static List<String> randomNames(Random rnd, List<GpuNode> nodes) {
+  private static List<String> randomNames(Random rnd, List<GpuNode> nodes) {
     List<String> names = new ArrayList<>();
     for (GpuNode n : nodes) {
       if (rnd.nextInt(6) != 0) {
