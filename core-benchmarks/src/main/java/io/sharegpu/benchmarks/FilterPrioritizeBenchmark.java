@@ -27,9 +27,11 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the extender does for one pod: {@code filter} then {@code prioritize} over every node of a
- * cluster at about 70% of its compute (64% as filled), for a new pod each time that the policy has
- * just observed (so the workload model has changed, as it does for every pod). {@code sameNames}
- * passes the very node-name objects of the ledger and prioritizes the filter's feasible list (an
+ * cluster filled as {@code fill} says ({@link Clusters#filled}: synthetic, placed from the trace
+ * pod list {@code trace} by the policy, or every node distinct) to {@code occupancy}% of its
+ * compute (synthetic: 64% as filled at 70), for a new pod each time that the policy has just
+ * observed (so the workload model has changed, as it does for every pod). {@code sameNames} passes
+ * the very node-name objects of the ledger and prioritizes the filter's feasible list (an
  * in-process caller); {@code requestNames} passes fresh copies of the names each time, as an HTTP
  * request brings them.
  */
@@ -46,6 +48,16 @@ public class FilterPrioritizeBenchmark {
   @Param({"sharegpu"})
   String policy;
 
+  @Param({"synthetic", "trace", "distinct"})
+  String fill;
+
+  @Param({"70"})
+  int occupancy;
+
+  /** The pod list of the trace fill, from the repository's root. */
+  @Param({"../shared/traces/alibaba-gpu-v2023/csv/openb_pod_list_default.csv"})
+  String trace;
+
   private Placement placement;
   private PlacementPolicy scoring;
   private List<String> names;
@@ -57,9 +69,9 @@ public class FilterPrioritizeBenchmark {
   public void setUp() {
     random = new SplittableRandom(42);
     List<GpuNode> list = Clusters.nodes(nodes, 8);
-    Ledger ledger = Clusters.ledger(list, Clusters.fill(list, 0.7, random));
-    names = new ArrayList<>(ledger.nodeNames());
     scoring = PolicyRegistry.ALL.create(policy, 42);
+    Ledger ledger = Clusters.filled(fill, list, occupancy / 100.0, scoring, trace, random);
+    names = new ArrayList<>(ledger.nodeNames());
     for (int i = 0; i < 1000; i++) {
       scoring.observe(Clusters.pod(random, "warm-" + i));
     }

@@ -1,16 +1,10 @@
 package io.sharegpu.simulator;
 
-import io.sharegpu.core.ledger.Allocation;
-import io.sharegpu.core.ledger.AllocationState;
-import io.sharegpu.core.ledger.ContainerGrant;
-import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.ledger.Ledger;
-import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.FilterResult;
 import io.sharegpu.core.placement.Placement;
 import io.sharegpu.core.placement.PlacementPolicy;
-import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -29,14 +23,16 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * {@code latency}: builds a cluster of identical nodes at about the given GPU occupancy (whole GPUs
- * and shares, committed straight to the ledger), then times {@link Placement#filter} followed by
- * {@link Placement#prioritize} over every node for one pod at a time, in-process, as the extender
- * runs them for one scheduling cycle.
+ * {@code latency}: builds a cluster of identical nodes at about the given GPU occupancy, filled as
+ * {@code --fill} says ({@link LatencyFills}: synthetic, placed from a trace, or every node
+ * distinct), then times {@link Placement#filter} followed by {@link Placement#prioritize} over
+ * every node for one pod at a time, in-process, as the extender runs them for one scheduling cycle,
+ * for pods as {@code --request} says. Prints p50, p99, mean and max, the mean feasible count and
+ * the number of node states.
  */
 final class LatencyCommand {
-  static final String MODEL = "NVIDIA H100 80GB HBM3";
-  static final long MEMORY_MIB = 81559;
+  static final String MODEL = LatencyFills.MODEL;
+  static final long MEMORY_MIB = LatencyFills.MEMORY_MIB;
 
   private LatencyCommand() {}
 
@@ -46,18 +42,29 @@ final class LatencyCommand {
     int occupancy = Main.integer(opts, "occupancy", 70);
     int iterations = Main.integer(opts, "iterations", 2000);
     String policyName = ReplayPolicies.checked(opts.getOrDefault("policy", "sharegpu"));
+    String fillName = opts.getOrDefault("fill", "synthetic");
+    String requestName = opts.getOrDefault("request", "mix");
+    LatencyFills.Requests requests = LatencyFills.requests(requestName);
     if (nodes < 1 || gpus < 1 || occupancy < 0 || occupancy > 100 || iterations < 1) {
       throw new Main.UsageException(
           "--nodes, --gpus-per-node, --iterations must be >= 1 and --occupancy 0..100");
     }
     SplittableRandom random = new SplittableRandom(42);
     Ledger ledger = new Ledger();
+    List<GpuNode> idle = LatencyFills.nodes(nodes, gpus);
     List<String> names = new ArrayList<>(nodes);
-    long used = fill(ledger, names, nodes, gpus, occupancy / 100.0, random);
-    double occupancyPct = used * 100.0 / (1000L * nodes * gpus);
+    for (GpuNode n : idle) {
+      ledger.putNode(n);
+      names.add(n.name());
+    }
     PlacementPolicy policy = ReplayPolicies.create(policyName, 42);
+    long f0 = System.nanoTime();
+    long used = LatencyFills.fill(fillName, ledger, idle, occupancy / 100.0, policy, random);
+    long fillMillis = (System.nanoTime() - f0) / 1_000_000;
+    double occupancyPct = used * 100.0 / (1000L * nodes * gpus);
+    int stateClasses = LatencyFills.stateClasses(ledger, names);
     for (int i = 0; i < 1000; i++) {
-      policy.observe(pod(random, "warm-" + i));
+      policy.observe(requests.next(random, "warm-" + i));
     }
     Placement placement = new Placement(ledger, policy);
     int warmup = Math.max(200, iterations / 5);
@@ -72,10 +79,15 @@ final class LatencyCommand {
     int feasible = 0;
     err.printf(
         Locale.ROOT,
-        "latency: %d nodes x %d GPUs at %.1f%% occupancy, policy %s, %d warm-up + %d timed%n",
+        "latency: %d nodes x %d GPUs, fill %s at %.1f%% occupancy (%d node states, filled in"
+            + " %d ms), request %s, policy %s, %d warm-up + %d timed%n",
         nodes,
         gpus,
+        fillName,
         occupancyPct,
+        stateClasses,
+        fillMillis,
+        requestName,
         policyName,
         warmup,
         iterations);
@@ -84,7 +96,7 @@ final class LatencyCommand {
         gcCount = -gcCount(gcs);
         gcMillis = -gcMillis(gcs);
       }
-      PodDemand pod = pod(random, "p-" + i);
+      PodDemand pod = requests.next(random, "p-" + i);
       policy.observe(pod);
       long c0 = cpuTime ? threads.getCurrentThreadCpuTime() : 0;
       long t0 = System.nanoTime();
@@ -107,6 +119,7 @@ final class LatencyCommand {
     Map<String, Object> in = new LinkedHashMap<>();
     in.put("p50Micros", percentile(sorted, 50));
     in.put("p99Micros", percentile(sorted, 99));
+    in.put("meanMicros", mean(micros));
     in.put("maxMicros", sorted[sorted.length - 1]);
     long[] filterSorted = filterMicros.clone();
     Arrays.sort(filterSorted);
@@ -131,7 +144,10 @@ final class LatencyCommand {
     doc.put("nodes", nodes);
     doc.put("gpusPerNode", gpus);
     doc.put("policy", policyName);
+    doc.put("fill", fillName);
+    doc.put("request", requestName);
     doc.put("occupancyPct", occupancyPct);
+    doc.put("stateClasses", stateClasses);
     doc.put("iterations", iterations);
     doc.put("meanFeasibleNodes", (double) feasible / iterations);
     doc.put("inProcess", in);
@@ -139,14 +155,20 @@ final class LatencyCommand {
     doc.put("loadAverage", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     out.printf(
         Locale.ROOT,
-        "filter+prioritize, %d nodes x %d GPUs, %.1f%% occupied, %s: p50 %d us, p99 %d us, max %d us%n",
+        "filter+prioritize, %d nodes x %d GPUs, fill %s %.1f%% occupied (%d node states),"
+            + " request %s, %s: p50 %d us, p99 %d us, mean %.1f us, max %d us; feasible %.1f%n",
         nodes,
         gpus,
+        fillName,
         occupancyPct,
+        stateClasses,
+        requestName,
         policyName,
         in.get("p50Micros"),
         in.get("p99Micros"),
-        in.get("maxMicros"));
+        in.get("meanMicros"),
+        in.get("maxMicros"),
+        (double) feasible / iterations);
     out.printf(
         Locale.ROOT,
         "  filter alone p50 %d us, p99 %d us; thread CPU time p50 %s us, p99 %s us, max %s us%n",
@@ -185,60 +207,16 @@ final class LatencyCommand {
     return n;
   }
 
+  static double mean(long[] values) {
+    double sum = 0;
+    for (long v : values) {
+      sum += v;
+    }
+    return values.length == 0 ? 0 : sum / values.length;
+  }
+
   static long percentile(long[] sorted, int p) {
     int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
     return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
-  }
-
-  /** Fills the GPUs at random to about {@code target} of their compute; returns milli used. */
-  static long fill(
-      Ledger ledger, List<String> names, int nodes, int gpus, double target, SplittableRandom r) {
-    long used = 0;
-    int uid = 0;
-    for (int n = 0; n < nodes; n++) {
-      String name = String.format(Locale.ROOT, "node-%05d", n);
-      List<Gpu> list = new ArrayList<>(gpus);
-      for (int g = 0; g < gpus; g++) {
-        list.add(Gpu.whole(name + "-gpu" + g, g, MODEL, MEMORY_MIB));
-      }
-      ledger.putNode(new GpuNode(name, list, 0, 0));
-      names.add(name);
-      for (Gpu gpu : list) {
-        double x = r.nextDouble();
-        if (x < target * 0.75) {
-          ledger.commit(alloc("u" + uid++, name, gpu, 1000, MEMORY_MIB));
-          used += 1000;
-        } else if (x < target * 0.75 + (1 - target * 0.75) * 0.8) {
-          int left = 1000;
-          int want = (int) ((target * 1000 - 1000 * target * 0.75) / 0.8 + 0.5);
-          while (left > 100 && want > 0) {
-            int m = Math.min(left, 100 * (1 + r.nextInt(Math.max(1, Math.min(9, want / 100)))));
-            long mem = (long) Math.ceil(m * MEMORY_MIB / 1000.0);
-            ledger.commit(alloc("u" + uid++, name, gpu, m, mem));
-            used += m;
-            left -= m;
-            want -= m;
-          }
-        }
-      }
-    }
-    return used;
-  }
-
-  private static Allocation alloc(String uid, String node, Gpu gpu, int milli, long mem) {
-    return new Allocation(
-        "bench/" + uid,
-        uid,
-        node,
-        List.of(new ContainerGrant("main", List.of(new GpuGrant(gpu.uuid(), milli, mem)), milli)),
-        AllocationState.BOUND);
-  }
-
-  static PodDemand pod(SplittableRandom r, String name) {
-    GpuDemand d =
-        r.nextInt(5) == 0
-            ? GpuDemand.whole("main", 1, 0)
-            : GpuDemand.share("main", 50 * (2 + r.nextInt(17)), 0);
-    return PodDemand.of("bench/" + name, name, d);
   }
 }

@@ -21,6 +21,8 @@ public final class Main {
                                   [--seeds 42-51] [--threads N] [--json OUT] [--plot OUT.png]
         sharegpu-simulator latency [--nodes 5000] [--gpus-per-node 8] [--policy sharegpu]
                                    [--occupancy 70] [--iterations 2000] [--json OUT]
+                                   [--fill synthetic|trace:FILE|distinct]
+                                   [--request mix|share:MILLI:MIB|whole:N]
         sharegpu-simulator heap [--nodes 5000] [--gpus-per-node 8] [--pods 50000]
                                 [--policy sharegpu] [--json OUT]
         sharegpu-simulator plot --json FILE[,FILE...] --out OUT.png [--title TEXT]

@@ -107,6 +107,61 @@ class MainTest {
   }
 
   @Test
+  void latencyDistinctFillPutsEveryNodeInAStateOfItsOwn(@TempDir Path dir) throws IOException {
+    Path json = dir.resolve("l.json");
+    int rc =
+        run(
+            "latency",
+            "--nodes",
+            "40",
+            "--iterations",
+            "20",
+            "--fill",
+            "distinct",
+            "--request",
+            "share:250:1000",
+            "--json",
+            json.toString());
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(Files.readString(json))
+        .contains("\"fill\": \"distinct\"")
+        .contains("\"stateClasses\": 40")
+        .contains("\"meanMicros\"");
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("(40 node states)");
+  }
+
+  @Test
+  void latencyTraceFillPlacesTracePodsToTheOccupancy() {
+    int rc =
+        run(
+            "latency",
+            "--nodes",
+            "10",
+            "--gpus-per-node",
+            "4",
+            "--iterations",
+            "20",
+            "--occupancy",
+            "50",
+            "--fill",
+            "trace:" + TraceFilesTest.fixture("pods.csv"),
+            "--request",
+            "whole:1");
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .containsPattern("fill trace:\\S+ 5\\d\\.\\d% occupied");
+  }
+
+  @Test
+  void latencyRejectsAnUnknownFillOrRequest() {
+    assertThat(run("latency", "--fill", "full")).isEqualTo(2);
+    assertThat(run("latency", "--request", "share:1000:0")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--fill must be synthetic, trace:FILE or distinct, got 'full'")
+        .contains("--request must be mix");
+  }
+
+  @Test
   void heapFillsTheLedgerAndReportsTheHeapInUse(@TempDir Path dir) throws IOException {
     Path json = dir.resolve("h.json");
     int rc =
