@@ -7,7 +7,6 @@ import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.Placement;
-import io.sharegpu.core.placement.PlacementPolicies;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.policy.FgdPolicy;
 import io.sharegpu.core.policy.Fragmentation;
@@ -22,10 +21,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replays a pod list on a node list by the FGD paper's protocol: nodes shuffled with the seed; pods
@@ -79,6 +80,11 @@ public final class Replay {
     this.fragmentModel = Workload.fit(shapes, FgdPolicy.COVERAGE);
   }
 
+  /** Number of GPU nodes. */
+  public int nodeCount() {
+    return nodes.size();
+  }
+
   /** Total GPU compute of the cluster, in milli. */
   public long capacityMilli() {
     return capacityMilli;
@@ -129,7 +135,7 @@ public final class Replay {
       ledger.putNode(gpuNode(n));
     }
     List<Arrival> arrivals = arrivals(random);
-    PlacementPolicy policy = PlacementPolicies.byName(policyName, seed);
+    PlacementPolicy policy = SimulatorPolicies.byName(policyName, seed);
     if (policy instanceof WorkloadAware aware) {
       aware.prime(shapes);
     }
@@ -144,6 +150,11 @@ public final class Replay {
     double at100 = Double.NaN;
     double ratio100 = Double.NaN;
     double frag80 = Double.NaN;
+    double empty100 = Double.NaN;
+    int touched100 = -1;
+    double empty50 = Double.NaN;
+    int touched50 = -1;
+    Set<String> touched = new HashSet<>();
     for (Arrival a : arrivals) {
       TracePod p = a.pod();
       arrived += p.gpuRequestMilli();
@@ -152,7 +163,11 @@ public final class Replay {
         if (policy instanceof ShareGpuPolicy online) {
           online.observe(p.shape());
         }
-        ok = placeHostOnly(ledger, policy, p);
+        String node = placeHostOnly(ledger, policy, p);
+        ok = node != null;
+        if (ok) {
+          touched.add(node);
+        }
       } else {
         PodDemand d = demand(a);
         policy.observe(d);
@@ -161,6 +176,7 @@ public final class Replay {
         if (ok) {
           ledger.commit(alloc.get(), p.cpuMilli(), p.memoryMib());
           allocated += p.gpuRequestMilli();
+          touched.add(alloc.get().node());
         }
       }
       if (ok) {
@@ -171,12 +187,18 @@ public final class Replay {
       while (point < curve.length && arrived * 100 >= (CURVE_FROM + point) * capacityMilli) {
         curve[point++] = 100 - allocated * 100.0 / capacityMilli;
       }
+      if (touched50 < 0 && arrived * 2 >= capacityMilli) {
+        empty50 = emptyGpuPct(ledger);
+        touched50 = touched.size();
+      }
       if (Double.isNaN(frag80) && arrived * 100 >= 80 * capacityMilli) {
         frag80 = fragmentationRatePct(ledger);
       }
       if (Double.isNaN(at100) && arrived >= capacityMilli) {
         at100 = 100 - allocated * 100.0 / capacityMilli;
         ratio100 = allocated * 100.0 / arrived;
+        empty100 = emptyGpuPct(ledger);
+        touched100 = touched.size();
       }
     }
     return new SeedResult(
@@ -187,6 +209,10 @@ public final class Replay {
         at100,
         ratio100,
         frag80,
+        empty50,
+        touched50,
+        empty100,
+        touched100,
         curve,
         (System.nanoTime() - start) / 1_000_000);
   }
@@ -203,7 +229,27 @@ public final class Replay {
     return free == 0 ? 0 : frag * 100 / free;
   }
 
-  private static boolean placeHostOnly(Ledger ledger, PlacementPolicy policy, TracePod p) {
+  /** GPUs that no pod holds any part of, % of all GPUs (the GPUs that could be powered down). */
+  static double emptyGpuPct(Ledger ledger) {
+    long gpus = 0;
+    long empty = 0;
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null) {
+        continue;
+      }
+      for (int i = 0, n = u.size(); i < n; i++) {
+        gpus++;
+        if (u.holderCount(i) == 0) {
+          empty++;
+        }
+      }
+    }
+    return gpus == 0 ? 0 : empty * 100.0 / gpus;
+  }
+
+  /** Places a pod without GPUs; returns its node, or null when none has its CPU and memory. */
+  private static @Nullable String placeHostOnly(Ledger ledger, PlacementPolicy policy, TracePod p) {
     HostOnlyScore scorer = policy instanceof HostOnlyScore h ? h : null;
     NodeUsage best = null;
     double bestScore = Double.NEGATIVE_INFINITY;
@@ -223,7 +269,7 @@ public final class Replay {
       }
     }
     if (best == null) {
-      return false;
+      return null;
     }
     GpuNode n = best.node();
     ledger.putNode(
@@ -232,7 +278,7 @@ public final class Replay {
             n.gpus(),
             reduce(n.cpuMilli(), p.cpuMilli()),
             reduce(n.memoryMib(), p.memoryMib())));
-    return true;
+    return n.name();
   }
 
   /** Capacity left for GPU pods; stays at least 1 so that the node keeps tracking it. */

@@ -1,6 +1,5 @@
 package io.sharegpu.simulator;
 
-import io.sharegpu.core.placement.PlacementPolicies;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -23,18 +22,7 @@ final class ReplayCommand {
   static void run(Map<String, String> opts, PrintStream out, PrintStream err) throws IOException {
     Path nodesFile = Path.of(Main.required(opts, "nodes"));
     Path podsFile = Path.of(Main.required(opts, "pods"));
-    List<String> policies = new ArrayList<>();
-    for (String p : Main.required(opts, "policy").split(",")) {
-      String name = p.trim().toLowerCase(Locale.ROOT);
-      if (!PlacementPolicies.names().contains(name)) {
-        throw new Main.UsageException(
-            "unknown policy '"
-                + p.trim()
-                + "'; known: "
-                + String.join(", ", PlacementPolicies.names()));
-      }
-      policies.add(name);
-    }
+    List<String> policies = SimulatorPolicies.parse(Main.required(opts, "policy"));
     List<Long> seeds = Main.seeds(opts.getOrDefault("seeds", "42-51"));
     int threads =
         Math.max(1, Main.integer(opts, "threads", Runtime.getRuntime().availableProcessors()));
