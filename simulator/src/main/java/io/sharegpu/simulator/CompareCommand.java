@@ -65,7 +65,8 @@ final class CompareCommand {
                             err.printf(
                                 Locale.ROOT,
                                 "[%d/%d] %s %s seed %d: unallocated %.2f%%, empty GPUs %.2f%%,"
-                                    + " nodes at 50%% %d (%.1f s)%n",
+                                    + " nodes at 50%% %d, CPU-stranded %.2f%%, memory-stranded"
+                                    + " %.2f%% (%.1f s)%n",
                                 done[0],
                                 total,
                                 list,
@@ -74,6 +75,8 @@ final class CompareCommand {
                                 r.unallocatedPctAt100(),
                                 r.emptyGpuPctAt100(),
                                 r.nodesTouchedAt50(),
+                                r.cpuStrandedPctAt100(),
+                                r.memoryStrandedPctAt100(),
                                 r.millis() / 1000.0);
                           }
                           return r;

@@ -52,6 +52,8 @@ public final class Replay {
   private final List<PodShape> shapes;
   private final Workload fragmentModel;
   private final long capacityMilli;
+  private final long medianGpuPodCpu;
+  private final long medianGpuPodMemory;
 
   /** A replay of {@code pods} on the GPU nodes of {@code nodes}. */
   public Replay(List<TraceNode> nodes, List<TracePod> pods) {
@@ -78,6 +80,12 @@ public final class Replay {
     }
     this.shapes = List.copyOf(s);
     this.fragmentModel = Workload.fit(shapes, FgdPolicy.COVERAGE);
+    long[] cpu =
+        pods.stream().filter(p -> p.numGpu() > 0).mapToLong(TracePod::cpuMilli).sorted().toArray();
+    long[] mem =
+        pods.stream().filter(p -> p.numGpu() > 0).mapToLong(TracePod::memoryMib).sorted().toArray();
+    this.medianGpuPodCpu = cpu.length == 0 ? 0 : cpu[cpu.length / 2];
+    this.medianGpuPodMemory = mem.length == 0 ? 0 : mem[mem.length / 2];
   }
 
   /** Number of GPU nodes. */
@@ -152,6 +160,7 @@ public final class Replay {
     double frag80 = Double.NaN;
     double empty100 = Double.NaN;
     int touched100 = -1;
+    double[] stranded100 = {Double.NaN, Double.NaN};
     double empty50 = Double.NaN;
     int touched50 = -1;
     Set<String> touched = new HashSet<>();
@@ -199,6 +208,7 @@ public final class Replay {
         ratio100 = allocated * 100.0 / arrived;
         empty100 = emptyGpuPct(ledger);
         touched100 = touched.size();
+        stranded100 = strandedPct(ledger);
       }
     }
     return new SeedResult(
@@ -213,6 +223,8 @@ public final class Replay {
         touched50,
         empty100,
         touched100,
+        stranded100[0],
+        stranded100[1],
         curve,
         (System.nanoTime() - start) / 1_000_000);
   }
@@ -227,6 +239,35 @@ public final class Replay {
       free += Fragmentation.freeMilli(v);
     }
     return free == 0 ? 0 : frag * 100 / free;
+  }
+
+  /**
+   * Free GPU compute, % of capacity, on nodes whose free host CPU is below the median CPU request
+   * of the list's GPU pods ([0]), and on the other nodes whose free host memory is below the median
+   * memory request ([1]): GPU capacity that a typical GPU pod could not reach for lack of host
+   * resources.
+   */
+  double[] strandedPct(Ledger ledger) {
+    long cpuStranded = 0;
+    long memStranded = 0;
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null) {
+        continue;
+      }
+      long free = 0;
+      for (int i = 0, n = u.size(); i < n; i++) {
+        if (!u.isExclusive(i)) {
+          free += Math.max(0, u.computeMilli(i) - u.usedMilli(i));
+        }
+      }
+      if (u.freeCpuMilli() < medianGpuPodCpu) {
+        cpuStranded += free;
+      } else if (u.freeHostMemoryMib() < medianGpuPodMemory) {
+        memStranded += free;
+      }
+    }
+    return new double[] {cpuStranded * 100.0 / capacityMilli, memStranded * 100.0 / capacityMilli};
   }
 
   /** GPUs that no pod holds any part of, % of all GPUs (the GPUs that could be powered down). */

@@ -17,6 +17,9 @@ package io.sharegpu.simulator;
  * @param emptyGpuPctAt100 GPUs that no pod holds any part of, % of all GPUs, when arrived first
  *     reached 100%
  * @param nodesTouchedAt100 nodes holding at least one pod at that moment
+ * @param cpuStrandedPctAt100 free GPU compute, % of capacity, on nodes whose free host CPU is below
+ *     the median CPU request of the list's GPU pods, when arrived first reached 100%
+ * @param memoryStrandedPctAt100 the same for host memory, on the other nodes
  * @param curve unallocated GPU % when arrived first reached 75%, 76%, ... 130% of capacity
  * @param millis wall time of the replay
  */
@@ -32,5 +35,7 @@ public record SeedResult(
     int nodesTouchedAt50,
     double emptyGpuPctAt100,
     int nodesTouchedAt100,
+    double cpuStrandedPctAt100,
+    double memoryStrandedPctAt100,
     double[] curve,
     long millis) {}

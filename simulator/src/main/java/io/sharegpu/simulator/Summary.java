@@ -113,6 +113,8 @@ public record Summary(
       s.put("fragmentationRatePctAt80", r.fragmentationRatePctAt80());
       s.put("emptyGpuPctAt50", r.emptyGpuPctAt50());
       s.put("nodesTouchedAt50", r.nodesTouchedAt50());
+      s.put("cpuStrandedPctAt100", r.cpuStrandedPctAt100());
+      s.put("memoryStrandedPctAt100", r.memoryStrandedPctAt100());
       s.put("emptyGpuPctAt100", r.emptyGpuPctAt100());
       s.put("nodesTouchedAt100", r.nodesTouchedAt100());
       s.put("millis", r.millis());
