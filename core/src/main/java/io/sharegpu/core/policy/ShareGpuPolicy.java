@@ -28,15 +28,11 @@ import java.util.Set;
  *       not use), over every shape seen (pods with and without GPUs), each weighted by its pod
  *       count;
  *   <li>the stranded GPU compute (weight 2): free GPU compute that the node's free host CPU or host
- *       memory cannot feed ({@code max(0, freeGpu - freeCpu / cpuPerGpu, freeGpu - freeMemory /
- *       memoryPerGpu)}), where {@code cpuPerGpu} is the host CPU that all observed pods (pods
- *       without GPUs included) asked for per milli-GPU asked for, and {@code memoryPerGpu} the host
- *       memory of the observed GPU pods per milli-GPU. A node whose CPU runs out strands all its
- *       free GPU; this term steers CPU-hungry pods (and pods without GPUs) to nodes with CPU to
- *       spare long before that cliff. Counting the pods without GPUs in {@code cpuPerGpu} makes the
- *       term grow with the workload's CPU pressure: where they ask for much of the CPU, a GPU is
- *       only reachable with the CPU its share of the whole workload needs. Nodes that do not track
- *       host CPU or memory (the extender's) have no stranding;
+ *       memory cannot feed, at the CPU and memory per GPU that the observed GPU pods asked for on
+ *       average ({@code max(0, freeGpu - freeCpu / cpuPerGpu, freeGpu - freeMemory /
+ *       memoryPerGpu)}). A node whose CPU runs out strands all its free GPU; this term steers
+ *       CPU-hungry pods (and pods without GPUs) to nodes with CPU to spare long before that cliff.
+ *       Nodes that do not track host CPU or memory (the extender's) have no stranding;
  *   <li>the reserved-model charge (weight 1), for pods that may run on any GPU model only: each
  *       milli-GPU the pod takes costs the {@linkplain #pressure pressure} of that GPU's model, how
  *       much the pods restricted to GPU models need it. A model whose restricted pods asked for a
@@ -78,10 +74,6 @@ public final class ShareGpuPolicy
   private final double reserveWeight;
   private double gpuSeen;
   private double cpuSeen;
-
-  /** Host CPU (milli) asked for by the observed pods without GPUs. */
-  private double hostOnlyCpuSeen;
-
   private double memorySeen;
 
   /** Observed GPU demand (milli) of pods restricted to GPU models, by their set of models. */
@@ -136,9 +128,6 @@ public final class ShareGpuPolicy
 
   /** Counts one pod of this shape (the simulator also reports pods without GPUs here). */
   public void observe(PodShape shape) {
-    if (shape.totalGpuMilli() == 0) {
-      hostOnlyCpuSeen += shape.cpuMilli();
-    }
     workload.add(shape, byCount + (1 - byCount) * shape.totalGpuMilli() / 1000.0);
     observed++;
   }
@@ -323,7 +312,7 @@ public final class ShareGpuPolicy
       int freeGpu, long freeCpu, boolean cpuTracked, long freeMemory, boolean memoryTracked) {
     double s = 0;
     if (cpuTracked) {
-      s = Math.max(s, freeGpu - freeCpu * gpuSeen / (cpuSeen + hostOnlyCpuSeen));
+      s = Math.max(s, freeGpu - freeCpu * gpuSeen / cpuSeen);
     }
     if (memoryTracked) {
       s = Math.max(s, freeGpu - freeMemory * gpuSeen / memorySeen);

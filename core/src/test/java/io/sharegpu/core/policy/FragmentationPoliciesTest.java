@@ -235,25 +235,6 @@ class FragmentationPoliciesTest {
     assertThat(policy.pressure("T4")).isCloseTo(1000.0 / 60_000 / 0.2, within(1e-12));
   }
 
-  @Test
-  void podsWithoutGpusCountInTheCpuAGpuNeeds() {
-    // a: one free GPU and 16 cores; b: two idle GPUs and 64 cores. A pod without GPUs asks 8 cores.
-    PolicyTestSupport c =
-        new PolicyTestSupport().node("a", 2, 16_000).node("b", 2, 64_000).used("a", 0, 1000);
-    ShareGpuPolicy policy = new ShareGpuPolicy();
-    for (int i = 0; i < 3; i++) {
-      policy.observe(PolicyTestSupport.whole("g" + i, 1, 4000));
-    }
-    // GPU pods alone ask 4 cores per GPU: 8 cores left on a still feed its GPU; a packs
-    assertThat(hostOnly(c, policy, "a", 8000)).isGreaterThan(hostOnly(c, policy, "b", 8000));
-    for (int i = 0; i < 4; i++) {
-      policy.observe(new PodShape(12_000, 0, 0, Set.of()));
-    }
-    // with the pods without GPUs the workload asks 20 cores per GPU: on a, 8 cores left would
-    // strand 600m of its GPU (200m before); on b nothing is stranded either way
-    assertThat(hostOnly(c, policy, "b", 8000)).isGreaterThan(hostOnly(c, policy, "a", 8000));
-  }
-
   private static double hostOnly(PolicyTestSupport c, ShareGpuPolicy p, String node, long cpu) {
     NodeUsage u = c.ledger().nodeUsage(node);
     return p.scoreHostOnly(
