@@ -2,7 +2,7 @@
 MVN ?= ./mvnw -B -ntp
 BENCH_ARGS ?=
 
-.PHONY: build test unit e2e demo demo-keep demo-real bench-throughput bench-http cluster-build fmt images plugin
+.PHONY: build test unit e2e demo demo-keep demo-real bench-throughput bench-http bench-compare cluster-build fmt images plugin
 build:
 	$(MVN) -DskipTests package
 
@@ -39,6 +39,16 @@ demo-real:
 ## BENCH_ARGS="--nodes 200 --pods 1000" for a smaller run.
 bench-throughput:
 	testcluster/bench/throughput $(BENCH_ARGS)
+
+## Every policy (the FGD paper's six baselines, the peers, sharegpu, binpack, spread) x every pod list
+## of the Alibaba trace, 10 seeds: one table (docs/benchmarks.md) and a plot. About 2,500 replays:
+## COMPARE_ARGS="--seeds 42-44" or "--lists default,cpu300" for a shorter run.
+TRACE ?= ../shared/traces/alibaba-gpu-v2023/csv
+COMPARE_ARGS ?=
+bench-compare:
+	$(MVN) -q -DskipTests -pl simulator -am clean package
+	java -jar simulator/target/sharegpu-simulator.jar compare --nodes $(TRACE)/openb_node_list_gpu_node.csv \
+	  --pods-dir $(TRACE) --policy all --seeds 42-51 --json compare.json --plot compare.png $(COMPARE_ARGS)
 
 ## HTTP latency of the extender's filter/prioritize: 5,000 nodes as API objects, 500 NodeNames, a full Pod.
 ## BENCH_ARGS="--nodes 1000 --requests 1000" for a smaller run.

@@ -19,6 +19,10 @@ public final class Main {
       usage:
         sharegpu-simulator replay --nodes FILE --pods FILE --policy NAME[,NAME...]
                                   [--seeds 42-51] [--threads N] [--json OUT] [--plot OUT.png]
+        sharegpu-simulator compare --nodes FILE (--pods-dir DIR [--lists a,b] | --pods FILE[,FILE...])
+                                   [--policy all|NAME,...] [--seeds 42-51] [--threads N]
+                                   [--json OUT] [--plot OUT.png]
+        sharegpu-simulator mix --pods FILE --cpu-share 0.25 [--seed 1] --out FILE
         sharegpu-simulator latency [--nodes 5000] [--gpus-per-node 8] [--policy sharegpu]
                                    [--occupancy 70] [--iterations 2000] [--json OUT]
                                    [--fill synthetic|trace:FILE|distinct]
@@ -42,6 +46,8 @@ public final class Main {
       Map<String, String> opts = options(args);
       switch (args[0]) {
         case "replay" -> ReplayCommand.run(opts, out, err);
+        case "compare" -> CompareCommand.run(opts, out, err);
+        case "mix" -> MixCommand.run(opts, out, err);
         case "latency" -> LatencyCommand.run(opts, out, err);
         case "heap" -> HeapCommand.run(opts, out, err);
         case "plot" -> PlotCommand.run(opts, out, err);

@@ -21,10 +21,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replays a pod list on a node list by the FGD paper's protocol: nodes shuffled with the seed; pods
@@ -50,6 +52,8 @@ public final class Replay {
   private final List<PodShape> shapes;
   private final Workload fragmentModel;
   private final long capacityMilli;
+  private final long medianGpuPodCpu;
+  private final long medianGpuPodMemory;
 
   /** A replay of {@code pods} on the GPU nodes of {@code nodes}. */
   public Replay(List<TraceNode> nodes, List<TracePod> pods) {
@@ -76,6 +80,17 @@ public final class Replay {
     }
     this.shapes = List.copyOf(s);
     this.fragmentModel = Workload.fit(shapes, FgdPolicy.COVERAGE);
+    long[] cpu =
+        pods.stream().filter(p -> p.numGpu() > 0).mapToLong(TracePod::cpuMilli).sorted().toArray();
+    long[] mem =
+        pods.stream().filter(p -> p.numGpu() > 0).mapToLong(TracePod::memoryMib).sorted().toArray();
+    this.medianGpuPodCpu = cpu.length == 0 ? 0 : cpu[cpu.length / 2];
+    this.medianGpuPodMemory = mem.length == 0 ? 0 : mem[mem.length / 2];
+  }
+
+  /** Number of GPU nodes. */
+  public int nodeCount() {
+    return nodes.size();
   }
 
   /** Total GPU compute of the cluster, in milli. */
@@ -128,7 +143,7 @@ public final class Replay {
       ledger.putNode(gpuNode(n));
     }
     List<Arrival> arrivals = arrivals(random);
-    PlacementPolicy policy = ReplayPolicies.create(policyName, seed);
+    PlacementPolicy policy = SimulatorPolicies.byName(policyName, seed);
     if (policy instanceof WorkloadAware aware) {
       aware.prime(shapes);
     }
@@ -143,6 +158,12 @@ public final class Replay {
     double at100 = Double.NaN;
     double ratio100 = Double.NaN;
     double frag80 = Double.NaN;
+    double empty100 = Double.NaN;
+    int touched100 = -1;
+    double[] stranded100 = {Double.NaN, Double.NaN};
+    double empty50 = Double.NaN;
+    int touched50 = -1;
+    Set<String> touched = new HashSet<>();
     for (Arrival a : arrivals) {
       TracePod p = a.pod();
       arrived += p.gpuRequestMilli();
@@ -151,7 +172,11 @@ public final class Replay {
         if (policy instanceof ShareGpuPolicy online) {
           online.observe(p.shape());
         }
-        ok = placeHostOnly(ledger, policy, p);
+        String node = placeHostOnly(ledger, policy, p);
+        ok = node != null;
+        if (ok) {
+          touched.add(node);
+        }
       } else {
         PodDemand d = demand(a);
         policy.observe(d);
@@ -160,6 +185,7 @@ public final class Replay {
         if (ok) {
           ledger.commit(alloc.get(), p.cpuMilli(), p.memoryMib());
           allocated += p.gpuRequestMilli();
+          touched.add(alloc.get().node());
         }
       }
       if (ok) {
@@ -170,12 +196,19 @@ public final class Replay {
       while (point < curve.length && arrived * 100 >= (CURVE_FROM + point) * capacityMilli) {
         curve[point++] = 100 - allocated * 100.0 / capacityMilli;
       }
+      if (touched50 < 0 && arrived * 2 >= capacityMilli) {
+        empty50 = emptyGpuPct(ledger);
+        touched50 = touched.size();
+      }
       if (Double.isNaN(frag80) && arrived * 100 >= 80 * capacityMilli) {
         frag80 = fragmentationRatePct(ledger);
       }
       if (Double.isNaN(at100) && arrived >= capacityMilli) {
         at100 = 100 - allocated * 100.0 / capacityMilli;
         ratio100 = allocated * 100.0 / arrived;
+        empty100 = emptyGpuPct(ledger);
+        touched100 = touched.size();
+        stranded100 = strandedPct(ledger);
       }
     }
     return new SeedResult(
@@ -186,6 +219,12 @@ public final class Replay {
         at100,
         ratio100,
         frag80,
+        empty50,
+        touched50,
+        empty100,
+        touched100,
+        stranded100[0],
+        stranded100[1],
         curve,
         (System.nanoTime() - start) / 1_000_000);
   }
@@ -202,7 +241,56 @@ public final class Replay {
     return free == 0 ? 0 : frag * 100 / free;
   }
 
-  private static boolean placeHostOnly(Ledger ledger, PlacementPolicy policy, TracePod p) {
+  /**
+   * Free GPU compute, % of capacity, on nodes whose free host CPU is below the median CPU request
+   * of the list's GPU pods ([0]), and on the other nodes whose free host memory is below the median
+   * memory request ([1]): GPU capacity that a typical GPU pod could not reach for lack of host
+   * resources.
+   */
+  double[] strandedPct(Ledger ledger) {
+    long cpuStranded = 0;
+    long memStranded = 0;
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null) {
+        continue;
+      }
+      long free = 0;
+      for (int i = 0, n = u.size(); i < n; i++) {
+        if (!u.isExclusive(i)) {
+          free += Math.max(0, u.computeMilli(i) - u.usedMilli(i));
+        }
+      }
+      if (u.freeCpuMilli() < medianGpuPodCpu) {
+        cpuStranded += free;
+      } else if (u.freeHostMemoryMib() < medianGpuPodMemory) {
+        memStranded += free;
+      }
+    }
+    return new double[] {cpuStranded * 100.0 / capacityMilli, memStranded * 100.0 / capacityMilli};
+  }
+
+  /** GPUs that no pod holds any part of, % of all GPUs (the GPUs that could be powered down). */
+  static double emptyGpuPct(Ledger ledger) {
+    long gpus = 0;
+    long empty = 0;
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null) {
+        continue;
+      }
+      for (int i = 0, n = u.size(); i < n; i++) {
+        gpus++;
+        if (u.holderCount(i) == 0) {
+          empty++;
+        }
+      }
+    }
+    return gpus == 0 ? 0 : empty * 100.0 / gpus;
+  }
+
+  /** Places a pod without GPUs; returns its node, or null when none has its CPU and memory. */
+  private static @Nullable String placeHostOnly(Ledger ledger, PlacementPolicy policy, TracePod p) {
     HostOnlyScore scorer = policy instanceof HostOnlyScore h ? h : null;
     NodeUsage best = null;
     double bestScore = Double.NEGATIVE_INFINITY;
@@ -222,7 +310,7 @@ public final class Replay {
       }
     }
     if (best == null) {
-      return false;
+      return null;
     }
     GpuNode n = best.node();
     ledger.putNode(
@@ -231,7 +319,7 @@ public final class Replay {
             n.gpus(),
             reduce(n.cpuMilli(), p.cpuMilli()),
             reduce(n.memoryMib(), p.memoryMib())));
-    return true;
+    return n.name();
   }
 
   /** Capacity left for GPU pods; stays at least 1 so that the node keeps tracking it. */

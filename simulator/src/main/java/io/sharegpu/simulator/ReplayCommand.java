@@ -22,11 +22,7 @@ final class ReplayCommand {
   static void run(Map<String, String> opts, PrintStream out, PrintStream err) throws IOException {
     Path nodesFile = Path.of(Main.required(opts, "nodes"));
     Path podsFile = Path.of(Main.required(opts, "pods"));
-    List<String> policies = new ArrayList<>();
-    for (String p : Main.required(opts, "policy").split(",")) {
-      String name = ReplayPolicies.checked(p);
-      policies.add(name);
-    }
+    List<String> policies = SimulatorPolicies.parse(Main.required(opts, "policy"));
     List<Long> seeds = Main.seeds(opts.getOrDefault("seeds", "42-51"));
     int threads =
         Math.max(1, Main.integer(opts, "threads", Runtime.getRuntime().availableProcessors()));

@@ -2,6 +2,7 @@ package io.sharegpu.simulator;
 
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.policy.PolicyRegistry;
+import io.sharegpu.simulator.peers.PeerPolicies;
 import java.util.Set;
 
 /**
@@ -10,7 +11,15 @@ import java.util.Set;
  * Commands check {@code --policy} before any work, so a misspelt name stops with the valid ones.
  */
 final class ReplayPolicies {
-  static final PolicyRegistry REGISTRY = PolicyRegistry.ALL;
+  static final PolicyRegistry REGISTRY = withPeers();
+
+  private static PolicyRegistry withPeers() {
+    PolicyRegistry registry = PolicyRegistry.ALL;
+    for (var peer : PeerPolicies.all().entrySet()) {
+      registry = registry.with(peer.getKey(), peer.getValue());
+    }
+    return registry;
+  }
 
   private ReplayPolicies() {}
 

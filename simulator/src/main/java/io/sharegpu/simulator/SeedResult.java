@@ -11,6 +11,15 @@ package io.sharegpu.simulator;
  * @param allocationRatioPctAt100 allocated ÷ arrived × 100 at that moment
  * @param fragmentationRatePctAt80 FGD's fragment over all nodes ÷ free GPU × 100 when arrived first
  *     reached 80%
+ * @param emptyGpuPctAt50 GPUs that no pod holds any part of, % of all GPUs, when arrived first
+ *     reached 50%
+ * @param nodesTouchedAt50 nodes holding at least one pod (with or without GPUs) at that moment
+ * @param emptyGpuPctAt100 GPUs that no pod holds any part of, % of all GPUs, when arrived first
+ *     reached 100%
+ * @param nodesTouchedAt100 nodes holding at least one pod at that moment
+ * @param cpuStrandedPctAt100 free GPU compute, % of capacity, on nodes whose free host CPU is below
+ *     the median CPU request of the list's GPU pods, when arrived first reached 100%
+ * @param memoryStrandedPctAt100 the same for host memory, on the other nodes
  * @param curve unallocated GPU % when arrived first reached 75%, 76%, ... 130% of capacity
  * @param millis wall time of the replay
  */
@@ -22,5 +31,11 @@ public record SeedResult(
     double unallocatedPctAt100,
     double allocationRatioPctAt100,
     double fragmentationRatePctAt80,
+    double emptyGpuPctAt50,
+    int nodesTouchedAt50,
+    double emptyGpuPctAt100,
+    int nodesTouchedAt100,
+    double cpuStrandedPctAt100,
+    double memoryStrandedPctAt100,
     double[] curve,
     long millis) {}

@@ -85,6 +85,71 @@ class MainTest {
   }
 
   @Test
+  void compareCopiesListsIntoOneTableOfPoliciesAndAPlot(@TempDir Path dir) throws IOException {
+    Path pods = TraceFilesTest.fixture("pods.csv");
+    Path other = dir.resolve("openb_pod_list_other.csv");
+    Files.copy(pods, other);
+    Path png = dir.resolve("c.png");
+    Path json = dir.resolve("c.json");
+    int rc =
+        run(
+            "compare",
+            "--nodes",
+            TraceFilesTest.fixture("nodes.csv").toString(),
+            "--pods",
+            pods + "," + other,
+            "--policy",
+            "fgd,gpushare,kubeshare",
+            "--seeds",
+            "42-43",
+            "--threads",
+            "2",
+            "--json",
+            json.toString(),
+            "--plot",
+            png.toString());
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    String table = out.toString(StandardCharsets.UTF_8);
+    assertThat(table)
+        .contains("| policy | pods | other |")
+        .containsPattern("\\| fgd \\| [0-9.]+ ± [0-9.]+ \\| [0-9.]+ ± [0-9.]+ \\|")
+        .contains("| gpushare |")
+        .contains("| kubeshare |")
+        .contains("GPUs no pod holds");
+    assertThat(Files.readString(json))
+        .contains("\"emptyGpuPctAt100\"")
+        .contains("\"nodesTouchedAt50\"");
+    assertThat(Files.readAllBytes(png)[1]).isEqualTo((byte) 'P');
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("[12/12]");
+  }
+
+  @Test
+  void mixDrawsPodsWithoutGpusToTheAskedShareByCount(@TempDir Path dir) throws IOException {
+    Path mixed = dir.resolve("mix.csv");
+    int rc =
+        run(
+            "mix",
+            "--pods",
+            TraceFilesTest.fixture("pods.csv").toString(),
+            "--cpu-share",
+            "0.5",
+            "--seed",
+            "3",
+            "--out",
+            mixed.toString());
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    var rows = TraceFiles.readPods(mixed);
+    long cpuOnly = rows.stream().filter(p -> p.numGpu() == 0).count();
+    long withGpu = rows.stream().filter(p -> p.numGpu() > 0).count();
+    assertThat(withGpu)
+        .isEqualTo(
+            TraceFiles.readPods(TraceFilesTest.fixture("pods.csv")).stream()
+                .filter(p -> p.numGpu() > 0)
+                .count());
+    assertThat(cpuOnly).isEqualTo(withGpu);
+  }
+
+  @Test
   void latencyWritesPercentiles(@TempDir Path dir) throws IOException {
     Path json = dir.resolve("l.json");
     int rc =

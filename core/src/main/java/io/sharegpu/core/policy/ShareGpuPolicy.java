@@ -38,9 +38,11 @@ import java.util.Set;
  *       much the pods restricted to GPU models need it. A model whose restricted pods asked for a
  *       larger share of the observed GPU demand than the model's share of the cluster's GPUs (the
  *       inventory {@link io.sharegpu.core.placement.Placement} passes through {@link SupplyAware})
- *       costs about one milli per milli, a model no restricted pod asked for costs nothing, so
- *       unrestricted pods leave the scarce models to the pods that can run nowhere else. Without
- *       restricted pods, or before the inventory is known, the charge is 0.
+ *       costs about one milli per milli, so unrestricted pods leave the scarce models to the pods
+ *       that can run nowhere else. A model no restricted pod asked for yet is priced as if it had
+ *       been asked for as much as the asked models on average (at least one whole GPU), which makes
+ *       a small model dear and keeps its GPUs whole for its first pods. Before the inventory is
+ *       known the charge is 0; on a cluster of one model it is the same on every node.
  * </ol>
  *
  * <p>Scores are exact arithmetic rather than an integer score. Ties go to the node with less free
@@ -54,6 +56,12 @@ public final class ShareGpuPolicy
 
   /** Default weight of stranded GPU compute against the expected fragment. */
   static final double DEFAULT_STRAND_WEIGHT = 2.0;
+
+  /**
+   * The least restricted demand a model nobody asked for yet is assumed to have: one whole GPU
+   * (milli).
+   */
+  static final double UNASKED_DEMAND_MILLI = 1000;
 
   /** Default weight of the reserved-model charge against the expected fragment. */
   static final double DEFAULT_RESERVE_WEIGHT = 1.0;
@@ -147,9 +155,11 @@ public final class ShareGpuPolicy
    * How much the pods restricted to GPU models need GPUs of this model: the sum, over the observed
    * sets of allowed models that include it, of the set's share of the observed GPU demand divided
    * by the share of the cluster's GPU compute that the set may use. 1 means the pods restricted to
-   * it asked for as large a part of the demand as the model is of the cluster; 0 when no restricted
-   * pod may use it, when no pod was observed, or when the inventory is unknown. Remembered until
-   * the next pod is observed or the inventory changes.
+   * it asked for as large a part of the demand as the model is of the cluster. A model that no
+   * observed restricted pod may use gets the {@linkplain #unaskedPressure prior of a model nobody
+   * asked for yet}, so that the first pods restricted to a small model do not find it spread over
+   * by unrestricted shares. 0 when no pod with GPUs was observed or when the inventory is unknown.
+   * Remembered until the next pod is observed or the inventory changes.
    */
   double pressure(String model) {
     if (pressureAt != observed) {
@@ -163,11 +173,13 @@ public final class ShareGpuPolicy
     double p = 0;
     String m = model.toLowerCase(Locale.ROOT);
     if (gpuSeen > 0 && supplyByModel.containsKey(m)) {
+      boolean asked = false;
       for (Map.Entry<Set<String>, double[]> e : restrictedDemand.entrySet()) {
         Set<String> allowed = e.getKey();
         if (!allows(allowed, m)) {
           continue;
         }
+        asked = true;
         double usable = 0;
         for (Map.Entry<String, Long> s : supplyByModel.entrySet()) {
           if (allows(allowed, s.getKey())) {
@@ -176,9 +188,40 @@ public final class ShareGpuPolicy
         }
         p += (e.getValue()[0] / gpuSeen) / (usable / supplyTotal);
       }
+      if (!asked) {
+        p = unaskedDemand() / gpuSeen / (supplyByModel.get(m) / supplyTotal);
+      }
     }
     pressureByModel.put(model, p);
     return p;
+  }
+
+  /**
+   * The restricted demand (milli) assumed for a model that no observed restricted pod may use: as
+   * much as the models that were asked for got on average (the restricted demand observed ÷ the
+   * number of the cluster's models some restricted pod may use), and at least one whole GPU ({@link
+   * #UNASKED_DEMAND_MILLI}). Its pressure is that demand's share of all observed demand against the
+   * model's share of the cluster: dear early on and for a small model, so unrestricted pods leave
+   * its GPUs whole for the first pods that will need it; it fades as demand is observed without
+   * anyone asking for the model. Example: 27 GPUs of demand observed, 2.7 of them restricted to G2
+   * only, and an A10 model with 11% of the cluster: 2,700 / 27,000 / 0.11 = 0.9, where G2 (89%) has
+   * 0.1 / 0.89 = 0.11.
+   */
+  private double unaskedDemand() {
+    double restricted = 0;
+    for (double[] d : restrictedDemand.values()) {
+      restricted += d[0];
+    }
+    int askedModels = 0;
+    for (String model : supplyByModel.keySet()) {
+      for (Set<String> allowed : restrictedDemand.keySet()) {
+        if (allows(allowed, model)) {
+          askedModels++;
+          break;
+        }
+      }
+    }
+    return Math.max(UNASKED_DEMAND_MILLI, askedModels == 0 ? 0 : restricted / askedModels);
   }
 
   /** Whether a pod restricted to {@code models} (lower case) may use this model (lower case). */
@@ -194,11 +237,7 @@ public final class ShareGpuPolicy
   @Override
   public double score(NodeView view, PodDemand pod, List<ContainerGrant> grant) {
     double s = score(view, grant, pod.cpuMilli(), pod.memoryMib());
-    if (reserveWeight != 0
-        && pod.models().isEmpty()
-        && !restrictedDemand.isEmpty()
-        && supplyTotal > 0
-        && workload.total() > 0) {
+    if (reserveWeight != 0 && pod.models().isEmpty() && supplyTotal > 0 && gpuSeen > 0) {
       s -= reserveWeight * reservedCharge(view, grant);
     }
     return s;

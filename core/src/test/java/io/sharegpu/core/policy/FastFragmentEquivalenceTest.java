@@ -370,11 +370,13 @@ class FastFragmentEquivalenceTest {
         total += v;
       }
       double p = 0;
+      boolean asked = false;
       for (Map.Entry<Set<String>, Double> e : restricted.entrySet()) {
         PodShape set = new PodShape(0, 1000, 1, e.getKey());
         if (!set.allows(model)) {
           continue;
         }
+        asked = true;
         long usable = 0;
         for (Map.Entry<String, Long> s : supply.entrySet()) {
           if (set.allows(s.getKey())) {
@@ -382,6 +384,22 @@ class FastFragmentEquivalenceTest {
           }
         }
         p += (e.getValue() / gpuSeen) / ((double) usable / total);
+      }
+      if (!asked) {
+        // a model nobody asked for yet: as much as the asked models on average, at least one GPU
+        double restrictedTotal = 0;
+        for (double d : restricted.values()) {
+          restrictedTotal += d;
+        }
+        int askedModels = 0;
+        for (String other : supply.keySet()) {
+          if (restricted.keySet().stream()
+              .anyMatch(set -> new PodShape(0, 1000, 1, set).allows(other))) {
+            askedModels++;
+          }
+        }
+        double assumed = Math.max(1000, askedModels == 0 ? 0 : restrictedTotal / askedModels);
+        p = assumed / gpuSeen / (supply.get(model) / (double) total);
       }
       return p;
     }

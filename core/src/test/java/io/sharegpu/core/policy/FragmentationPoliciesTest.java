@@ -219,14 +219,20 @@ class FragmentationPoliciesTest {
   }
 
   @Test
-  void withoutRestrictedPodsThereIsNoCharge() {
+  void aModelNobodyAskedForIsPricedAsIfOnePodHadAskedForOneWholeGpuOfIt() {
     ShareGpuPolicy policy = new ShareGpuPolicy();
     policy.supply(Map.of("T4", 1000L, "G2", 4000L));
     for (int i = 0; i < 10; i++) {
       policy.observe(share("any" + i, 600, 0));
     }
-    assertThat(policy.pressure("T4")).isZero();
-    assertThat(policy.pressure("G2")).isZero();
+    // 6,000 milli observed: T4 is 20% of the cluster, G2 80%
+    assertThat(policy.pressure("T4")).isCloseTo(1000.0 / 6000 / 0.2, within(1e-12));
+    assertThat(policy.pressure("G2")).isCloseTo(1000.0 / 6000 / 0.8, within(1e-12));
+    // it fades as demand is observed without anyone asking for the model
+    for (int i = 0; i < 90; i++) {
+      policy.observe(share("more" + i, 600, 0));
+    }
+    assertThat(policy.pressure("T4")).isCloseTo(1000.0 / 60_000 / 0.2, within(1e-12));
   }
 
   private static double hostOnly(PolicyTestSupport c, ShareGpuPolicy p, String node, long cpu) {

@@ -145,8 +145,8 @@ final class ParityScenario {
           pod("p11", 250, "", share("main", 150)),
           pod("p12", 750, "", share("main", 600)),
           pod("p13", 500, "", share("main", 800)),
-          // the first A100-only pod: the policy has kept nothing free for it (it reserves models
-          // only for the restricted demand it has seen), so it asks for what the A100s still have
+          // the first A100-only pod: no restricted pod has asked for A100 before (the policy prices
+          // such a model by the average demand of the asked ones), and it asks for little
           pod("p14", 250, "A100", share("main", 200)),
           pod("p15", 250, "", share("main", 250)),
           pod("p16", 1000, "L4", whole("main", 1)),
