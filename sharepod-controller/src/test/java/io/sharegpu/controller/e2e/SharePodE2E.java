@@ -249,8 +249,8 @@ class SharePodE2E {
         .atMost(WAIT)
         .until(
             () -> {
-              Pod pod = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
-              return pod == null || pod.getMetadata().getDeletionTimestamp() != null;
+              Pod current = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
+              return current == null || current.getMetadata().getDeletionTimestamp() != null;
             });
     client.pods().inNamespace(NAMESPACE).withName("notebook").withGracePeriod(0).delete();
     await()
