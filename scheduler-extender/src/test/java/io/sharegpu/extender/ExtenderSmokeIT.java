@@ -153,4 +153,32 @@ class ExtenderSmokeIT {
     assertThat(malformed.statusCode()).isEqualTo(400);
     assertThat(malformed.body()).contains("\"Error\"");
   }
+
+  @Test
+  void theVerbsAreServedAheadOfSpringMvcAndTimedByTheirOwnHistogram() throws Exception {
+    HttpResponse<String> wrongMethod = get(verbPort, "/filter");
+    assertThat(wrongMethod.statusCode()).isEqualTo(405);
+    assertThat(wrongMethod.headers().firstValue("Allow")).hasValue("POST");
+    assertThat(wrongMethod.body()).startsWith("{\"Error\":\"method GET not allowed");
+
+    // Spring MVC's per-request observation times the management paths (this scrape among them),
+    // never a verb: five verb calls between two scrapes add one observed request, the first scrape
+    double before = observedRequests(get(managementPort, "/actuator/prometheus").body());
+    for (int i = 0; i < 5; i++) {
+      assertThat(post(verbPort, "/filter", args("d" + i, 250)).statusCode()).isEqualTo(200);
+    }
+    String metrics = get(managementPort, "/actuator/prometheus").body();
+    assertThat(observedRequests(metrics) - before).isEqualTo(1.0);
+    assertThat(metrics)
+        .contains("sharegpu_extender_request_duration_seconds_count{verb=\"filter\"}");
+  }
+
+  /** The sum of every {@code http_server_requests_seconds_count} series. */
+  private static double observedRequests(String prometheus) {
+    return prometheus
+        .lines()
+        .filter(l -> l.startsWith("http_server_requests_seconds_count"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
 }

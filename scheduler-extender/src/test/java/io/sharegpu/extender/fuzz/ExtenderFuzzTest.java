@@ -21,8 +21,8 @@ import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
 import io.sharegpu.extender.preempt.DisruptionBudgets;
 import io.sharegpu.extender.preempt.Preemption;
-import io.sharegpu.extender.web.ExtenderController;
 import io.sharegpu.extender.web.ExtenderHandler;
+import io.sharegpu.extender.web.ExtenderVerbs;
 import io.sharegpu.extender.web.WireCodec;
 import io.sharegpu.testcluster.fuzz.FuzzRun;
 import io.sharegpu.testcluster.fuzz.FuzzRun.Finding;
@@ -93,9 +93,8 @@ class ExtenderFuzzTest {
         new ExtenderHandler(view.state(), binder::bind, events, metrics, null, preemption);
     mvc =
         FuzzSupport.mvc(
-            MockMvcBuilders.standaloneSetup(
-                new ExtenderController(handler, new WireCodec(), metrics),
-                new DebugController(view.state(), client, preemption)));
+            MockMvcBuilders.standaloneSetup(new DebugController(view.state(), client, preemption)),
+            new ExtenderVerbs(handler, new WireCodec(), metrics));
   }
 
   @AfterEach

@@ -4,6 +4,7 @@ import io.sharegpu.extender.web.RequestBodyLimitFilter;
 import io.sharegpu.extender.web.RequestLimitProperties;
 import io.sharegpu.testcluster.fuzz.FuzzRun.Finding;
 import io.sharegpu.testcluster.fuzz.HostileJson;
+import jakarta.servlet.Filter;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 import org.springframework.mock.web.MockHttpServletResponse;
@@ -21,10 +22,14 @@ final class FuzzSupport {
 
   private FuzzSupport() {}
 
-  /** Builds MockMvc as the app serves requests: its error handling and body limit included. */
-  static MockMvc mvc(StandaloneMockMvcBuilder builder) {
+  /**
+   * Builds MockMvc as the app serves requests: the body limit, then the verbs, then Spring MVC's
+   * controllers with their error handling.
+   */
+  static MockMvc mvc(StandaloneMockMvcBuilder builder, Filter verbs) {
     return builder
-        .addFilters(new RequestBodyLimitFilter(RequestLimitProperties.DEFAULT_MAX_BODY.toBytes()))
+        .addFilters(
+            new RequestBodyLimitFilter(RequestLimitProperties.DEFAULT_MAX_BODY.toBytes()), verbs)
         .build();
   }
 

@@ -82,8 +82,9 @@ class BindForwardingTest {
                 metrics);
     BindLeadership leadership =
         BindLeadership.fixed(isLeader, "http://127.0.0.1:1/self", knownLeader, metrics);
-    return MockMvcBuilders.standaloneSetup(
-            new ExtenderController(
+    return MockMvcBuilders.standaloneSetup(new Object())
+        .addFilters(
+            new ExtenderVerbs(
                 handler,
                 new WireCodec(),
                 metrics,

@@ -57,9 +57,10 @@ class HostileInputRegressionTest {
             ExtenderMetrics.inMemory());
     mvc =
         MockMvcBuilders.standaloneSetup(
-                new ExtenderController(handler, new WireCodec(), ExtenderMetrics.inMemory()),
                 new DebugController(view.state(), client, Mockito.mock(Preemption.class)))
-            .addFilters(new RequestBodyLimitFilter(1024 * 1024))
+            .addFilters(
+                new RequestBodyLimitFilter(1024 * 1024),
+                new ExtenderVerbs(handler, new WireCodec(), ExtenderMetrics.inMemory()))
             .build();
   }
 

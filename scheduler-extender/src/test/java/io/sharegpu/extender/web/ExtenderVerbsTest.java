@@ -25,7 +25,7 @@ import org.springframework.test.web.servlet.ResultActions;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 
 /** HTTP tests of the extender endpoints over a hand-fed cluster view. */
-class ExtenderControllerTest {
+class ExtenderVerbsTest {
 
   private final WireCodec codec = new WireCodec();
   private final List<String> binds = new ArrayList<>();
@@ -48,8 +48,8 @@ class ExtenderControllerTest {
             new PodEvents(null),
             ExtenderMetrics.inMemory());
     mvc =
-        MockMvcBuilders.standaloneSetup(
-                new ExtenderController(handler, codec, ExtenderMetrics.inMemory()))
+        MockMvcBuilders.standaloneSetup(new Object())
+            .addFilters(new ExtenderVerbs(handler, codec, ExtenderMetrics.inMemory()))
             .build();
   }
 
