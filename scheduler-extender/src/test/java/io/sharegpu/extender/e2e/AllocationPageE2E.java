@@ -38,6 +38,7 @@ import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -165,6 +166,8 @@ class AllocationPageE2E {
     try {
       driver.get("http://127.0.0.1:" + managementPort + "/ui");
       WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+      // a live update re-renders the tiles: an element found a moment ago may be gone; look again
+      wait.ignoring(StaleElementReferenceException.class);
       wait.until(d -> d.findElements(By.cssSelector(".tile")).size() == 6);
       System.out.printf(
           "allocation page first render with %d nodes: %s ms%n", 2, attr(driver, "firstRenderMs"));
