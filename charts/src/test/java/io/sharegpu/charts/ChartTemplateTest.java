@@ -299,6 +299,14 @@ class ChartTemplateTest {
     Map<String, EnvVar> defaults = env(container(render().deployment("extender")));
     assertThat(defaults.get("SHAREGPU_METRICS_PERGPU").getValue()).isEqualTo("false");
     assertThat(defaults.get("SHAREGPU_METRICS_PERGPUMAXSERIES").getValue()).isEqualTo("0");
+    // sharegpu.extender.warmup-cycles, 3000 unless set
+    assertThat(defaults.get("SHAREGPU_EXTENDER_WARMUPCYCLES").getValue()).isEqualTo("3000");
+    assertThat(
+            env(container(
+                    render(List.of(), sets("extender.warmupCycles", 0)).deployment("extender")))
+                .get("SHAREGPU_EXTENDER_WARMUPCYCLES")
+                .getValue())
+        .isEqualTo("0");
 
     // the allocation summary: patch of gpunodes/status only, nothing on the GPUNode itself
     List<PolicyRule> extenderRules = chart.get(ClusterRole.class, "sharegpu-extender").getRules();

@@ -20,6 +20,7 @@ import io.sharegpu.extender.requeue.WaitingPods;
 import io.sharegpu.extender.scheduling.ReservationExpiry;
 import io.sharegpu.extender.scheduling.SchedulingState;
 import io.sharegpu.extender.status.AllocationSummaryPublisher;
+import io.sharegpu.extender.warmup.VerbWarmup;
 import io.sharegpu.extender.web.ExtenderHandler;
 import io.sharegpu.extender.web.WireCodec;
 import java.security.GeneralSecurityException;
@@ -113,13 +114,20 @@ public class ExtenderConfiguration {
     return ReservationExpiry.start(state, props.reservationTtl(), Clock.systemUTC());
   }
 
-  /** The informer feed, started on a background thread; readiness waits for it. */
+  /**
+   * The informer feed, started on a background thread after the verbs' warm-up ({@link
+   * VerbWarmup}); readiness waits for both.
+   */
   @Bean(destroyMethod = "close")
-  ClusterFeed clusterFeed(KubernetesClient client, SchedulingState state) {
+  ClusterFeed clusterFeed(
+      KubernetesClient client, SchedulingState state, WireCodec codec, ExtenderProperties props) {
     ClusterFeed feed = new ClusterFeed(client, state);
     Thread t =
         new Thread(
             () -> {
+              state.notReadyBecause("warming up the verbs");
+              warmUp(codec, props);
+              state.notReadyBecause("building the cluster view");
               while (!state.isReady()) {
                 try {
                   feed.start();
@@ -138,6 +146,20 @@ public class ExtenderConfiguration {
     t.setDaemon(true);
     t.start();
     return feed;
+  }
+
+  private static void warmUp(WireCodec codec, ExtenderProperties props) {
+    try {
+      Duration took =
+          VerbWarmup.run(codec, () -> resolvePolicy(props.policy()), props.warmupCycles());
+      LOG.info(
+          "verbs warmed up: {} filter + prioritize calls in {} ms",
+          props.warmupCycles(),
+          took.toMillis());
+    } catch (RuntimeException e) {
+      // a warm-up that fails costs speed, never correctness: the real state was not touched
+      LOG.warn("the verbs' warm-up failed; serving without it", e);
+    }
   }
 
   @Bean(destroyMethod = "close")

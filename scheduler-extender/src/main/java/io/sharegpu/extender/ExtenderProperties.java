@@ -14,6 +14,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     verb port ({@code https://} when {@code server.ssl} is set)
  * @param managementPort port of {@code /debug}, {@code /ui} and {@code /actuator} (plain HTTP,
  *     default 8081; 0 = a free one); the verbs stay on {@code server.port}
+ * @param warmupCycles filter + prioritize calls run over a private made-up cluster before the
+ *     extender reports ready, so that kube-scheduler's first pods meet compiled code (default 3000,
+ *     about 3 s of one core; 0 = none)
  */
 @ConfigurationProperties(prefix = "sharegpu.extender")
 public record ExtenderProperties(
@@ -21,10 +24,14 @@ public record ExtenderProperties(
     Duration reservationTtl,
     BindLease bindLease,
     String advertiseUrl,
-    Integer managementPort) {
+    Integer managementPort,
+    Integer warmupCycles) {
 
   /** The management port when none is configured. */
   public static final int DEFAULT_MANAGEMENT_PORT = 8081;
+
+  /** Warm-up cycles when none are configured. */
+  public static final int DEFAULT_WARMUP_CYCLES = 3000;
 
   /** Defaults for every key left out. */
   public ExtenderProperties {
@@ -46,6 +53,13 @@ public record ExtenderProperties(
     if (managementPort < 0 || managementPort > 65535) {
       throw new IllegalArgumentException(
           "sharegpu.extender.management-port must be 0..65535, not " + managementPort);
+    }
+    if (warmupCycles == null) {
+      warmupCycles = DEFAULT_WARMUP_CYCLES;
+    }
+    if (warmupCycles < 0) {
+      throw new IllegalArgumentException(
+          "sharegpu.extender.warmup-cycles must be 0 or more, not " + warmupCycles);
     }
   }
 
