@@ -253,19 +253,31 @@ public final class ExtenderHandler {
     return new ExtenderFilterResult(null, List.copyOf(feasible), failed, unresolvable, "");
   }
 
-  private static String summary(
+  /**
+   * The Event text when nothing fits: how many candidates were checked, how many lack free GPUs now
+   * (evicting pods could help) and how many cannot take the pod at all (wrong model, too little
+   * memory per GPU, no GPUNode), then up to three nodes with their reasons, those lacking free GPUs
+   * first.
+   */
+  static String summary(
       List<String> names, Map<String, String> failed, Map<String, String> unresolvable) {
     StringBuilder sb = new StringBuilder();
-    sb.append("no node has GPUs that fit (").append(names.size()).append(" checked)");
-    int shown = 0;
-    for (Map.Entry<String, String> e : failed.entrySet()) {
-      if (shown++ == 3) {
-        break;
-      }
-      sb.append("; ").append(e.getKey()).append(": ").append(e.getValue());
+    sb.append("no node has GPUs that fit (").append(names.size()).append(" checked");
+    if (!failed.isEmpty()) {
+      sb.append(", ").append(failed.size()).append(" without enough free GPU now");
     }
     if (!unresolvable.isEmpty()) {
-      sb.append("; ").append(unresolvable.size()).append(" node(s) without a GPUNode");
+      sb.append(", ").append(unresolvable.size()).append(" that cannot hold it");
+    }
+    sb.append(')');
+    int shown = 0;
+    for (Map<String, String> reasons : List.of(failed, unresolvable)) {
+      for (Map.Entry<String, String> e : reasons.entrySet()) {
+        if (shown++ == 3) {
+          return sb.toString();
+        }
+        sb.append("; ").append(e.getKey()).append(": ").append(e.getValue());
+      }
     }
     return sb.toString();
   }
