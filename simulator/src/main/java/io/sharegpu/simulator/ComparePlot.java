@@ -33,6 +33,16 @@ final class ComparePlot {
    */
   static void write(Path file, String title, List<String> lists, Map<String, double[]> means)
       throws IOException {
+    write(file, title, "unallocated GPU at 100% arrived, %", lists, means);
+  }
+
+  /**
+   * Draws one marked line per series over the columns, under a y axis named {@code yLabel} that
+   * starts at 0.
+   */
+  static void write(
+      Path file, String title, String yLabel, List<String> lists, Map<String, double[]> means)
+      throws IOException {
     System.setProperty("java.awt.headless", "true");
     int w = Math.max(960, 110 + 60 * lists.size() + 190);
     int h = 640;
@@ -40,7 +50,7 @@ final class ComparePlot {
     int right = 190;
     int top = 40;
     int bottom = 110;
-    double ymax = 5;
+    double ymax = 1;
     for (double[] c : means.values()) {
       for (double v : c) {
         if (!Double.isNaN(v)) {
@@ -48,7 +58,8 @@ final class ComparePlot {
         }
       }
     }
-    ymax = Math.ceil(ymax / 5) * 5;
+    double step = ymax <= 10 ? 1 : 5;
+    ymax = Math.ceil(ymax / step) * step;
     BufferedImage img = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = img.createGraphics();
     g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
@@ -59,7 +70,7 @@ final class ComparePlot {
     int ph = h - top - bottom;
     int n = lists.size();
     g.setColor(new Color(0xdddddd));
-    for (double y = 0; y <= ymax; y += 5) {
+    for (double y = 0; y <= ymax; y += step) {
       int py = top + ph - (int) (y / ymax * ph);
       g.drawLine(left, py, left + pw, py);
     }
@@ -68,7 +79,7 @@ final class ComparePlot {
     }
     g.setColor(Color.BLACK);
     g.drawRect(left, top, pw, ph);
-    for (double y = 0; y <= ymax; y += 5) {
+    for (double y = 0; y <= ymax; y += step) {
       int py = top + ph - (int) (y / ymax * ph);
       g.drawString(String.format(Locale.ROOT, "%.0f", y), left - 28, py + 5);
     }
@@ -82,7 +93,7 @@ final class ComparePlot {
     }
     g.drawString(title, left, 24);
     g.rotate(-Math.PI / 2);
-    g.drawString("unallocated GPU at 100% arrived, %", -(top + ph / 2 + 110), 22);
+    g.drawString(yLabel, -(top + ph / 2 + 110), 22);
     g.rotate(Math.PI / 2);
     int k = 0;
     g.setStroke(new BasicStroke(1.5f));

@@ -30,6 +30,7 @@ public final class Main {
         sharegpu-simulator heap [--nodes 5000] [--gpus-per-node 8] [--pods 50000]
                                 [--policy sharegpu] [--json OUT]
         sharegpu-simulator plot --json FILE[,FILE...] --out OUT.png [--title TEXT]
+                                (replay files: curves; latency files: the scale curve)
       """;
 
   private Main() {}

@@ -150,6 +150,55 @@ class MainTest {
   }
 
   @Test
+  void plotDrawsTheLatencyScaleCurveFromLatencyRunsAtSeveralSizes(@TempDir Path dir)
+      throws IOException {
+    String[] sizes = {"60", "20"};
+    StringBuilder files = new StringBuilder();
+    for (String n : sizes) {
+      Path json = dir.resolve("l" + n + ".json");
+      int rc =
+          run(
+              "latency",
+              "--nodes",
+              n,
+              "--gpus-per-node",
+              "4",
+              "--iterations",
+              "40",
+              "--json",
+              json.toString());
+      assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+      files.append(files.length() == 0 ? "" : ",").append(json);
+    }
+    Path png = dir.resolve("scale.png");
+    assertThat(run("plot", "--json", files.toString(), "--out", png.toString()))
+        .as(err.toString(StandardCharsets.UTF_8))
+        .isZero();
+    java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
+    assertThat(img).isNotNull();
+    assertThat(img.getWidth()).isGreaterThan(100);
+
+    LatencyScalePlot.Point p =
+        LatencyScalePlot.read(Files.readString(dir.resolve("l20.json")), "l20.json");
+    assertThat(p.nodes()).isEqualTo(20);
+    assertThat(p.gpusPerNode()).isEqualTo(4);
+    assertThat(p.fill()).isEqualTo("synthetic");
+    assertThat(p.millis()[1]).isGreaterThanOrEqualTo(p.millis()[0]).isPositive();
+  }
+
+  @Test
+  void plotRefusesReplayAndLatencyFilesTogether(@TempDir Path dir) throws IOException {
+    Path lat = dir.resolve("l.json");
+    assertThat(run("latency", "--nodes", "10", "--iterations", "20", "--json", lat.toString()))
+        .isZero();
+    Path replay = dir.resolve("r.json");
+    Files.writeString(
+        replay, "{\"results\": [{\"policy\": \"fgd\", \"unallocatedPct\": [1.0, 2.0]}]}");
+    assertThat(run("plot", "--json", lat + "," + replay, "--out", dir.resolve("x.png").toString()))
+        .isEqualTo(2);
+  }
+
+  @Test
   void latencyWritesPercentiles(@TempDir Path dir) throws IOException {
     Path json = dir.resolve("l.json");
     int rc =
