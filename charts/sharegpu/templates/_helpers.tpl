@@ -279,6 +279,21 @@ leaderElection:
   resourceName: {{ include "sharegpu.schedulerLease" . }}
 profiles:
   - schedulerName: {{ .Values.schedulerName }}
+    {{- with .Values.scheduler.nodePartition }}
+    # this release schedules onto its pool of nodes only (docs/scaling.md)
+    pluginConfig:
+      - name: NodeAffinity
+        args:
+          addedAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+                - matchExpressions:
+                    {{- range $key, $value := . }}
+                    - key: {{ $key | quote }}
+                      operator: In
+                      values: [{{ $value | quote }}]
+                    {{- end }}
+    {{- end }}
 extenders:
   - urlPrefix: {{ include "sharegpu.extenderUrl" . }}
     {{- if .Values.extender.tls.enabled }}

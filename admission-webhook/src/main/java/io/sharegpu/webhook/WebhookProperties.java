@@ -15,9 +15,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     {@code kubeshare}, {@code kubeshare2}, {@code gpu-manager}, {@code gpushare} or {@code all});
  *     empty: only namespaces that opt in through their label (the chart routes them to {@code
  *     /mutate-pods/translate/<peer>})
+ * @param partitionSchedulerNames the scheduler names of further ShareGPU releases, each a
+ *     kube-scheduler with its own extender over a pool of nodes (docs/scaling.md); GPU pods naming
+ *     one of them are admitted like pods naming {@code schedulerName}
  */
 @ConfigurationProperties("sharegpu.webhook")
 public record WebhookProperties(
     @DefaultValue(ShareGpuAnnotations.SCHEDULER_NAME) String schedulerName,
     @DefaultValue("true") boolean mountMpsPipe,
-    @DefaultValue List<String> translate) {}
+    @DefaultValue List<String> translate,
+    @DefaultValue List<String> partitionSchedulerNames) {}

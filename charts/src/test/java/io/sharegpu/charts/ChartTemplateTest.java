@@ -275,6 +275,55 @@ class ChartTemplateTest {
   }
 
   @Test
+  void aPartitionReleaseSchedulesOntoItsPoolOnlyAndTheFirstReleaseAdmitsItsPods() throws Exception {
+    RenderedChart pool = render("partition.yaml");
+    JsonNode scheduler =
+        new YAMLMapper()
+            .readTree(
+                pool.get(ConfigMap.class, "sharegpu-scheduler")
+                    .getData()
+                    .get("scheduler-config.yaml"));
+    assertThat(scheduler.at("/profiles/0/schedulerName").asText())
+        .isEqualTo("sharegpu-scheduler-b300");
+    assertThat(scheduler.at("/profiles/0/pluginConfig/0/name").asText()).isEqualTo("NodeAffinity");
+    JsonNode terms =
+        scheduler.at(
+            "/profiles/0/pluginConfig/0/args/addedAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms");
+    assertThat(terms.size()).isEqualTo(1);
+    JsonNode expressions = terms.at("/0/matchExpressions");
+    assertThat(expressions.findValuesAsString("key"))
+        .containsExactly("sharegpu.io/pool", "topology.kubernetes.io/zone");
+    assertThat(expressions.findValuesAsString("operator")).containsOnly("In");
+    assertThat(expressions.at("/0/values/0").asText()).isEqualTo("b300");
+    assertThat(expressions.at("/1/values/0").asText()).isEqualTo("zone-a");
+    assertThat(pool.names()).noneMatch(n -> n.startsWith("Deployment/sharegpu-webhook"));
+
+    // without a partition: no pluginConfig, every node
+    JsonNode whole =
+        new YAMLMapper()
+            .readTree(
+                render()
+                    .get(ConfigMap.class, "sharegpu-scheduler")
+                    .getData()
+                    .get("scheduler-config.yaml"));
+    assertThat(whole.at("/profiles/0/pluginConfig").isMissingNode()).isTrue();
+
+    // the first release's webhook admits GPU pods naming the partition's scheduler
+    Map<String, EnvVar> webhook =
+        env(container(render("partition-admit.yaml").deployment("webhook")));
+    assertThat(webhook.get("SHAREGPU_WEBHOOK_PARTITIONSCHEDULERNAMES").getValue())
+        .isEqualTo("sharegpu-scheduler-b300");
+    assertThat(
+            env(container(render().deployment("webhook")))
+                .get("SHAREGPU_WEBHOOK_PARTITIONSCHEDULERNAMES")
+                .getValue())
+        .isEmpty();
+    assertThatThrownBy(
+            () -> render(List.of(), sets("webhook.partitionSchedulerNames", "{default-scheduler}")))
+        .hasMessageContaining("partitionSchedulerNames");
+  }
+
+  @Test
   void extenderGetsItsContractEnvAndBindLease() {
     RenderedChart chart = render("ha.yaml");
     Deployment extender = chart.deployment("extender");

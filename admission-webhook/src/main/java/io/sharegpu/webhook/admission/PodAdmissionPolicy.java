@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,6 +61,7 @@ public final class PodAdmissionPolicy {
           ShareGpuAnnotations.ASSIGNED_AT);
 
   private final String schedulerName;
+  private final Set<String> partitionSchedulers;
   private final boolean mountMpsPipe;
   private final Set<Peer> translate;
 
@@ -78,10 +80,30 @@ public final class PodAdmissionPolicy {
    *     {@code webhook.translate}); see {@link SpellingTranslator}
    */
   public PodAdmissionPolicy(String schedulerName, boolean mountMpsPipe, Set<Peer> translate) {
+    this(schedulerName, mountMpsPipe, translate, Set.of());
+  }
+
+  /**
+   * @param partitionSchedulers the scheduler names of further ShareGPU releases over other node
+   *     pools: GPU pods naming one of them are admitted (and patched) like pods naming {@code
+   *     schedulerName}
+   */
+  public PodAdmissionPolicy(
+      String schedulerName,
+      boolean mountMpsPipe,
+      Set<Peer> translate,
+      Set<String> partitionSchedulers) {
     if (schedulerName.isBlank()) {
       throw new IllegalArgumentException("schedulerName must not be blank");
     }
+    for (String name : partitionSchedulers) {
+      if (name.isBlank() || name.equals(DEFAULT_SCHEDULER)) {
+        throw new IllegalArgumentException(
+            "a partition scheduler name must be neither blank nor " + DEFAULT_SCHEDULER);
+      }
+    }
     this.schedulerName = schedulerName;
+    this.partitionSchedulers = Set.copyOf(partitionSchedulers);
     this.mountMpsPipe = mountMpsPipe;
     this.translate = translate.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(translate));
   }
@@ -268,16 +290,27 @@ public final class PodAdmissionPolicy {
     if (current != null
         && !current.isEmpty()
         && !current.equals(DEFAULT_SCHEDULER)
-        && !current.equals(schedulerName)) {
+        && !current.equals(schedulerName)
+        && !partitionSchedulers.contains(current)) {
       reasons.add(
           "spec.schedulerName is \""
               + current
-              + "\", but only \""
-              + schedulerName
-              + "\" assigns GPUs to pods requesting sharegpu.io resources; set it to \""
+              + "\", but only "
+              + shareGpuSchedulers()
+              + " assigns GPUs to pods requesting sharegpu.io resources; set it to \""
               + schedulerName
               + "\" or leave it empty");
     }
+  }
+
+  /** The scheduler names that assign GPUs, quoted, for the denial. */
+  private String shareGpuSchedulers() {
+    if (partitionSchedulers.isEmpty()) {
+      return "\"" + schedulerName + "\"";
+    }
+    List<String> names = new ArrayList<>(new TreeSet<>(partitionSchedulers));
+    names.add(0, schedulerName);
+    return names.stream().map(n -> "\"" + n + "\"").collect(Collectors.joining(", "));
   }
 
   private static void checkAnnotations(Map<String, String> annotations, List<String> reasons) {
