@@ -1,5 +1,7 @@
 package io.sharegpu.testcluster;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
@@ -8,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -187,6 +190,23 @@ public final class TestCluster {
         dir.toString(),
         "--config",
         config.toString());
+  }
+
+  /**
+   * Runs the cluster's kubectl ({@code testcluster/kubectl --dir DIR ARGS...}) and returns its
+   * output (stdout and stderr together); fails the test unless it exits 0 within 60 s.
+   */
+  public String kubectl(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(root.resolve("testcluster/kubectl").toString());
+    command.add("--dir");
+    command.add(dir.toString());
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as(out).isZero();
+    return out;
   }
 
   /** Stops kube-scheduler if it runs. */
