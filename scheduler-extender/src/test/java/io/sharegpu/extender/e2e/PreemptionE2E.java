@@ -2,21 +2,18 @@ package io.sharegpu.extender.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -89,16 +86,10 @@ class PreemptionE2E {
                   .build())
           .serverSideApply();
     }
-    List<GpuStatus> gpus = new ArrayList<>();
-    for (String uuid : List.of(GPU0, GPU1)) {
-      GpuStatus s = new GpuStatus(uuid, gpus.size(), MODEL, 81559);
-      s.setComputeMilli(1000);
-      s.setHealthy(true);
-      gpus.add(s);
-    }
-    SimulatedNodes.createReadyNode(
-        client, NODE, SimulatedNodes.capacity("64", "512Gi", 2000, 2 * 81559));
-    SimulatedNodes.createGpuNode(client, NODE, gpus);
+    TestNodes.gpuNode(NODE)
+        .uuids(i -> List.of(GPU0, GPU1).get(i))
+        .gpus(2, MODEL, 81559)
+        .create(client);
     port = Ports.free();
     managementPort = Ports.free();
     Path jar =
@@ -333,39 +324,18 @@ class PreemptionE2E {
       int milli,
       long graceSeconds,
       String schedulerName) {
-    Map<String, String> annotations = new HashMap<>();
-    annotations.put(ShareGpuAnnotations.GPU_MODELS, "PE-TEST");
+    TestPods.Builder pod =
+        TestPods.pod(name)
+            .namespace(NS)
+            .model("PE-TEST")
+            .schedulerName(schedulerName)
+            .priorityClass(priorityClass)
+            .gracePeriod(graceSeconds)
+            .share(milli, 0);
     if (pinnedGpu != null) {
-      annotations.put(ShareGpuAnnotations.GPU_UUIDS, pinnedGpu);
+      pod.pinned(pinnedGpu);
     }
-    Map<String, Quantity> limits =
-        Map.of(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
-    client
-        .pods()
-        .inNamespace(NS)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .withAnnotations(annotations)
-                .endMetadata()
-                .withNewSpec()
-                .withSchedulerName(schedulerName)
-                .withPriorityClassName(priorityClass)
-                .withTerminationGracePeriodSeconds(graceSeconds)
-                .withContainers(
-                    new ContainerBuilder()
-                        .withName("main")
-                        .withImage("registry.k8s.io/pause:3.10")
-                        .withNewResources()
-                        .withLimits(limits)
-                        .withRequests(limits)
-                        .endResources()
-                        .build())
-                .endSpec()
-                .build())
-        .create();
+    pod.create(client);
   }
 
   private static Pod pod(String name) {
