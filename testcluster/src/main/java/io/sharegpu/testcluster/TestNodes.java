@@ -43,6 +43,14 @@ public final class TestNodes {
     return "GPU-" + node + "-" + index;
   }
 
+  /**
+   * A UUID shaped like NVIDIA's for GPU {@code index} of {@code node}, for {@link Builder#uuids}:
+   * {@code GPU-<node's hash code, 8 hex digits>-0000-0000-0000-<index, 12 digits>}.
+   */
+  public static String nvidiaUuid(String node, int index) {
+    return String.format("GPU-%08x-0000-0000-0000-%012d", node.hashCode(), index);
+  }
+
   /** A GPU node under construction. */
   public static final class Builder {
 

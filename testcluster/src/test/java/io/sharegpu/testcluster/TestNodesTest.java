@@ -81,4 +81,11 @@ class TestNodesTest {
     assertThat(b.node().getMetadata().getLabels()).containsEntry("zone", "a");
     assertThat(b.capacity()).containsEntry("cpu", new Quantity("32"));
   }
+
+  @Test
+  void nvidiaShapedUuidsDifferByNodeAndIndex() {
+    assertThat(TestNodes.nvidiaUuid("n1", 3))
+        .matches("GPU-[0-9a-f]{8}-0000-0000-0000-000000000003");
+    assertThat(TestNodes.nvidiaUuid("n1", 0)).isNotEqualTo(TestNodes.nvidiaUuid("n2", 0));
+  }
 }
