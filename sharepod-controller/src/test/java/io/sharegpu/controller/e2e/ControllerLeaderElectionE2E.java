@@ -12,13 +12,12 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -296,16 +295,9 @@ class ControllerLeaderElectionE2E {
   }
 
   private static void createGpuNode(String name, String model, long memoryMib, int gpus) {
-    SimulatedNodes.createReadyNode(client, name, SimulatedNodes.gpuHost(gpus, memoryMib));
-    List<GpuStatus> list = new ArrayList<>();
-    for (int i = 0; i < gpus; i++) {
-      list.add(
-          new GpuStatus(
-              String.format("GPU-%08x-0000-0000-0000-%012d", name.hashCode(), i),
-              i,
-              model,
-              memoryMib));
-    }
-    SimulatedNodes.createGpuNode(client, name, list);
+    TestNodes.gpuNode(name)
+        .uuids(i -> TestNodes.nvidiaUuid(name, i))
+        .gpus(gpus, model, memoryMib)
+        .create(client);
   }
 }

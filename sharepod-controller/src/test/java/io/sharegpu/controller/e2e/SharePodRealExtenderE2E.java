@@ -13,13 +13,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestSharePods;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -324,19 +324,13 @@ class SharePodRealExtenderE2E {
   }
 
   private static @Nullable SharePodStatus status(String name) {
-    SharePod sp = client.resources(SharePod.class).inNamespace(NAMESPACE).withName(name).get();
-    return sp == null ? null : sp.getStatus();
+    return TestSharePods.status(client, NAMESPACE, name);
   }
 
   private static void createGpuNode() {
-    SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(2, 81559));
-    SimulatedNodes.createGpuNode(
-        client,
-        NODE,
-        List.of(
-            new GpuStatus(
-                "GPU-shp-x-0000-0000-0000-000000000000", 0, "NVIDIA H100 80GB HBM3", 81559),
-            new GpuStatus(
-                "GPU-shp-x-0000-0000-0000-000000000001", 1, "NVIDIA H100 80GB HBM3", 81559)));
+    TestNodes.gpuNode(NODE)
+        .uuids(i -> "GPU-shp-x-0000-0000-0000-00000000000" + i)
+        .gpus(2, "NVIDIA H100 80GB HBM3", 81559)
+        .create(client);
   }
 }
