@@ -10,6 +10,7 @@ import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.extender.ui.HeadlessChromium;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestNodes;
 import io.sharegpu.testcluster.TestPods;
@@ -74,22 +75,14 @@ class AllocationPageE2E {
     gpuNode(T4, "Tesla T4", 2, 15360);
     port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
-        JavaApp.jar(jar)
-            .name("extender-ui")
-            .args(
-                "--server.port=" + port,
-                "--sharegpu.extender.management-port=" + managementPort,
-                "--sharegpu.extender.policy=binpack")
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, port, managementPort)
+                .name("extender-ui")
+                .args("--sharegpu.extender.policy=binpack"),
+            managementPort);
     cluster.startScheduler("http://127.0.0.1:" + port);
   }
 

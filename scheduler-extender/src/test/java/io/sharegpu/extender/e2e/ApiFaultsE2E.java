@@ -16,6 +16,7 @@ import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.extender.e2e.FaultProxy.BindingFault;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestEvents;
 import io.sharegpu.testcluster.TestNodes;
@@ -109,8 +110,7 @@ class ApiFaultsE2E {
             cluster.kubeconfig(), Files.createTempFile("sharegpu-fault-proxy-", ".kubeconfig"));
     int port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
         JavaApp.jar(jar)

@@ -16,6 +16,7 @@ import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.GpuInvariant;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestEvents;
 import io.sharegpu.testcluster.TestNodes;
@@ -93,21 +94,11 @@ class ExtenderE2E {
   }
 
   private static JavaApp startExtender() {
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
-    return JavaApp.jar(jar)
-        .name("extender")
-        .args(
-            "--server.port=" + port,
-            "--sharegpu.extender.management-port=" + managementPort,
-            "--sharegpu.extender.policy=binpack")
-        .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-        .env("KUBECONFIG", cluster.kubeconfig().toString())
-        .start()
-        .waitForHttp(
-            "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-            Duration.ofSeconds(120));
+    return TestApps.startAndAwaitReady(
+        TestApps.extender(cluster, port, managementPort).args("--sharegpu.extender.policy=binpack"),
+        managementPort);
   }
 
   // ---------------------------------------------------------------------------------- the steps

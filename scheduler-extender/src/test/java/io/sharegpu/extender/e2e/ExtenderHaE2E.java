@@ -17,6 +17,7 @@ import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.GpuInvariant;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestEvents;
 import io.sharegpu.testcluster.TestNodes;
@@ -245,8 +246,7 @@ class ExtenderHaE2E {
   }
 
   private static JavaApp startReplica(String name, int port) {
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     return JavaApp.jar(jar)
         .name("extender-" + name)

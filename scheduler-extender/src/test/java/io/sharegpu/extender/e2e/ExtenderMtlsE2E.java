@@ -10,6 +10,7 @@ import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestNodes;
 import io.sharegpu.testcluster.TestPods;
@@ -103,8 +104,7 @@ class ExtenderMtlsE2E {
    * electing the bind leader on {@link #LEASE}.
    */
   private static JavaApp startReplica(String name, int verbPort, int management) {
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     return JavaApp.jar(jar)
         .name(name)

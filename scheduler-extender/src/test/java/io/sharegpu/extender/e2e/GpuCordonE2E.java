@@ -14,6 +14,7 @@ import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestEvents;
 import io.sharegpu.testcluster.TestNodes;
@@ -68,22 +69,14 @@ class GpuCordonE2E {
     TestNodes.gpuNode(NODE).gpus(2, MODEL, 81559).create(client);
     port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
-        JavaApp.jar(jar)
-            .name("extender-cordon")
-            .args(
-                "--server.port=" + port,
-                "--sharegpu.extender.management-port=" + managementPort,
-                "--sharegpu.extender.policy=binpack")
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, port, managementPort)
+                .name("extender-cordon")
+                .args("--sharegpu.extender.policy=binpack"),
+            managementPort);
     cluster.startScheduler("http://127.0.0.1:" + port);
   }
 

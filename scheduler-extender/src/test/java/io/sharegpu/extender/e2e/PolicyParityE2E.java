@@ -17,6 +17,7 @@ import io.sharegpu.extender.e2e.ParityScenario.Step;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
 import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -108,20 +109,13 @@ class PolicyParityE2E {
     }
     port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     // no --sharegpu.extender.policy: the default policy is the one under test
     extender =
-        JavaApp.jar(jar)
-            .name("extender-parity")
-            .args("--server.port=" + port, "--sharegpu.extender.management-port=" + managementPort)
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, port, managementPort).name("extender-parity"),
+            managementPort);
     Awaitility.await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(200))

@@ -11,6 +11,7 @@ import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestNodes;
 import io.sharegpu.testcluster.TestPods;
@@ -92,19 +93,11 @@ class PreemptionE2E {
         .create(client);
     port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
-        JavaApp.jar(jar)
-            .name("extender")
-            .args("--server.port=" + port, "--sharegpu.extender.management-port=" + managementPort)
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, port, managementPort), managementPort);
     cluster.startScheduler("http://127.0.0.1:" + port);
     sampler = new Thread(PreemptionE2E::sample, "over-commit-sampler");
     sampler.setDaemon(true);
