@@ -21,6 +21,7 @@ import io.sharegpu.api.sharepod.SharePodSpec;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestEvents;
 import io.sharegpu.testcluster.TestNodes;
@@ -62,8 +63,7 @@ class SharePodPreemptionE2E {
   private static final String GPU = "GPU-shp-p-0000-0000-0000-000000000000";
   private static final String LOW = "shp-e2e-low";
   private static final String HIGH = "shp-e2e-high";
-  private static final Path EXTENDER_JAR =
-      TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+  private static final Path EXTENDER_JAR = TestApps.extenderJar();
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -102,17 +102,10 @@ class SharePodPreemptionE2E {
     int extenderPort = Ports.free();
     int extenderManagementPort = Ports.free();
     extender =
-        JavaApp.jar(EXTENDER_JAR)
-            .name("scheduler-extender")
-            .args(
-                "--server.port=" + extenderPort,
-                "--sharegpu.extender.management-port=" + extenderManagementPort)
-            .jvmOptions("-XX:TieredStopAtLevel=1", "-Xmx256m")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + extenderManagementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, extenderPort, extenderManagementPort)
+                .name("scheduler-extender"),
+            extenderManagementPort);
     cluster.startScheduler("http://127.0.0.1:" + extenderPort);
     int controllerPort = Ports.free();
     controller =

@@ -17,6 +17,7 @@ import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestNodes;
 import io.sharegpu.testcluster.TestSharePods;
@@ -48,8 +49,7 @@ class SharePodRealExtenderE2E {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String NAMESPACE = "shp-x-e2e-" + Long.toString(System.nanoTime(), 36);
   private static final String NODE = "shp-x-e2e-h100";
-  private static final Path EXTENDER_JAR =
-      TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+  private static final Path EXTENDER_JAR = TestApps.extenderJar();
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -73,17 +73,10 @@ class SharePodRealExtenderE2E {
     int extenderPort = Ports.free();
     int extenderManagementPort = Ports.free();
     extender =
-        JavaApp.jar(EXTENDER_JAR)
-            .name("scheduler-extender")
-            .args(
-                "--server.port=" + extenderPort,
-                "--sharegpu.extender.management-port=" + extenderManagementPort)
-            .jvmOptions("-XX:TieredStopAtLevel=1", "-Xmx256m")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + extenderManagementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, extenderPort, extenderManagementPort)
+                .name("scheduler-extender"),
+            extenderManagementPort);
     cluster.startScheduler("http://127.0.0.1:" + extenderPort);
     int controllerPort = Ports.free();
     controller =
