@@ -12,6 +12,7 @@ import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
 import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +51,7 @@ class JupyterHubSchedulingE2E {
   @BeforeAll
   static void startEverything() throws Exception {
     Path root = TestCluster.repoRoot();
-    Path extenderJar = root.resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path extenderJar = TestApps.extenderJar();
     Path webhookJar = root.resolve("admission-webhook/target/sharegpu-admission-webhook.jar");
     for (Path jar : List.of(extenderJar, webhookJar)) {
       if (!Files.isRegularFile(jar)) {
