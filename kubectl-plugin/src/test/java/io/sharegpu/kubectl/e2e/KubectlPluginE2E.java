@@ -21,12 +21,11 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GpuCordon;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.kubectl.Fixtures;
 import io.sharegpu.kubectl.ShareGpuCommand;
 import io.sharegpu.kubectl.render.Style;
-import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -91,12 +90,10 @@ class KubectlPluginE2E {
           .serverSideApply();
     }
     for (String n : List.of(N1, N2, N3)) {
-      SimulatedNodes.createReadyNode(client, n, SimulatedNodes.gpuHost(4, Fixtures.H100_MIB));
-      List<GpuStatus> gpus = new ArrayList<>();
-      for (int i = 0; i < 4; i++) {
-        gpus.add(new GpuStatus(Fixtures.uuid(n, i), i, "NVIDIA H100 80GB HBM3", Fixtures.H100_MIB));
-      }
-      SimulatedNodes.createGpuNode(client, n, gpus);
+      TestNodes.gpuNode(n)
+          .uuids(i -> Fixtures.uuid(n, i))
+          .gpus(4, "NVIDIA H100 80GB HBM3", Fixtures.H100_MIB)
+          .create(client);
     }
     create(Fixtures.assignedPod(NS, "notebook", N1, 250, 10240, 500, Fixtures.uuid(N1, 0)));
     create(Fixtures.assignedPod(NS, "trainer", N1, 500, 40960, 500, Fixtures.uuid(N1, 0)));
