@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import org.jspecify.annotations.Nullable;
 
@@ -128,6 +129,42 @@ public final class TestPods {
               assertThat(p.getMetadata().getAnnotations())
                   .containsKey(ShareGpuAnnotations.ASSIGNED_GPUS);
             });
+  }
+
+  /**
+   * Deletes pod {@code namespace/name} at once (grace period 0) and waits up to {@code max} until
+   * the API server no longer has it.
+   */
+  public static void deleteAndAwaitGone(
+      KubernetesClient client, String namespace, String name, Duration max) {
+    client.pods().inNamespace(namespace).withName(name).withGracePeriod(0).delete();
+    Awaitility.await()
+        .atMost(max)
+        .until(() -> client.pods().inNamespace(namespace).withName(name).get() == null);
+  }
+
+  /**
+   * Creates {@code pod} in its namespace until a mutating webhook has acted on it: a webhook
+   * configuration reaches kube-apiserver's informer asynchronously, so while the stored pod fails
+   * {@code mutated} it is deleted ({@link #deleteAndAwaitGone}, 30 s) and created again, every 500
+   * ms for up to 60 s. Returns the stored, mutated pod.
+   */
+  public static Pod createUntilMutated(KubernetesClient client, Pod pod, Predicate<Pod> mutated) {
+    String namespace = pod.getMetadata().getNamespace();
+    return Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              Pod created = client.pods().inNamespace(namespace).resource(pod).create();
+              if (mutated.test(created)) {
+                return created;
+              }
+              deleteAndAwaitGone(
+                  client, namespace, created.getMetadata().getName(), Duration.ofSeconds(30));
+              return null;
+            },
+            created -> created != null);
   }
 
   private static Map<String, Quantity> gpuLimits(int milli, long memoryMib) {
