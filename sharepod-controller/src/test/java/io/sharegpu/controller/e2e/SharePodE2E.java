@@ -19,6 +19,7 @@ import io.sharegpu.testcluster.Ports;
 import io.sharegpu.testcluster.TestCluster;
 import io.sharegpu.testcluster.TestEvents;
 import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import io.sharegpu.testcluster.TestSharePods;
 import java.io.IOException;
 import java.io.InputStream;
@@ -250,10 +251,7 @@ class SharePodE2E {
               Pod current = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
               return current == null || current.getMetadata().getDeletionTimestamp() != null;
             });
-    client.pods().inNamespace(NAMESPACE).withName("notebook").withGracePeriod(0).delete();
-    await()
-        .atMost(WAIT)
-        .until(() -> client.pods().inNamespace(NAMESPACE).withName("notebook").get() == null);
+    TestPods.deleteAndAwaitGone(client, NAMESPACE, "notebook", WAIT);
   }
 
   @Test
