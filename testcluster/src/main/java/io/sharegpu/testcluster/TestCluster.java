@@ -3,6 +3,7 @@ package io.sharegpu.testcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -268,6 +269,27 @@ public final class TestCluster {
           .withName(name)
           .waitUntilCondition(TestCluster::established, 60, TimeUnit.SECONDS);
     }
+  }
+
+  /** {@link #applyCrds} of ShareGPU's CRDs, {@code charts/sharegpu/crds}. */
+  public void applyShareGpuCrds() {
+    applyCrds(root.resolve("charts/sharegpu/crds"));
+  }
+
+  /** Creates namespace {@code name}, or keeps it if it exists (server-side apply). */
+  public void applyNamespace(String name) {
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .serverSideApply();
+  }
+
+  /** Creates namespace {@code name}; fails if it exists. */
+  public void createNamespace(String name) {
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
   }
 
   /** Stops kube-scheduler, kube-apiserver and etcd; the folder stays for inspection. Idempotent. */
