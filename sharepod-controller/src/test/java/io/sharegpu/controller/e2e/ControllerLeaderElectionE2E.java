@@ -3,7 +3,6 @@ package io.sharegpu.controller.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -69,12 +68,8 @@ class ControllerLeaderElectionE2E {
   static void start() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.applyShareGpuCrds();
+    cluster.createNamespace(NAMESPACE);
     for (String node : NODES) {
       createGpuNode(node, "NVIDIA H100 80GB HBM3", 81559, 8);
     }

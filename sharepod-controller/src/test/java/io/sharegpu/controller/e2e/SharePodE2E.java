@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
@@ -64,12 +63,8 @@ class SharePodE2E {
   static void start() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.applyShareGpuCrds();
+    cluster.createNamespace(NAMESPACE);
     createGpuNode(H100_NODE, "NVIDIA H100 80GB HBM3", 81559, 4);
     createGpuNode(A100_NODE, "NVIDIA A100-SXM4-40GB", 40960, 2);
     extender = new InTestExtender(client);

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -78,12 +77,8 @@ class SharePodPreemptionE2E {
         "needs " + EXTENDER_JAR + ": build with -pl scheduler-extender,sharepod-controller");
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.applyShareGpuCrds();
+    cluster.createNamespace(NAMESPACE);
     for (var pc : List.of(Map.entry(LOW, 10), Map.entry(HIGH, 1000))) {
       client
           .scheduling()

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -63,12 +62,8 @@ class SharePodRealExtenderE2E {
         "needs " + EXTENDER_JAR + ": build with -pl scheduler-extender,sharepod-controller");
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.applyShareGpuCrds();
+    cluster.createNamespace(NAMESPACE);
     createGpuNode();
     int extenderPort = Ports.free();
     int extenderManagementPort = Ports.free();
