@@ -64,7 +64,7 @@ class JupyterHubSchedulingE2E {
     }
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(root.resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     createGpuNode();
 
     Path tls = Files.createTempDirectory("sharegpu-jhub-tls-");

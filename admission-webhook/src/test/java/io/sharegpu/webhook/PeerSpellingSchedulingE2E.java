@@ -76,7 +76,7 @@ class PeerSpellingSchedulingE2E {
     }
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(root.resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     TestNodes.gpuNode(NODE)
         .host("32", "256Gi")
         .uuids(UUIDS::get)
