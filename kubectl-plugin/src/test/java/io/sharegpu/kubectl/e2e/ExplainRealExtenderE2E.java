@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodIPBuilder;
@@ -64,12 +63,9 @@ class ExplainRealExtenderE2E {
     assumeTrue(address != null, "no non-loopback IPv4 address for the API server to proxy to");
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     for (String ns : List.of(NS, SYSTEM_NS)) {
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-          .serverSideApply();
+      cluster.applyNamespace(ns);
     }
     TestNodes.gpuNode(NODE).uuids(i -> "GPU-kx-" + i).gpus(1, "Tesla T4", 16384).create(client);
     client.pods().resource(Fixtures.pod(NS, "too-much", "", 500, 20000, Map.of())).create();

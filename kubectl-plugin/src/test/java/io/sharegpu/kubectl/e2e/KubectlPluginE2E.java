@@ -7,7 +7,6 @@ import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -82,12 +81,9 @@ class KubectlPluginE2E {
   static void startAll() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     for (String ns : List.of(NS, SYSTEM_NS)) {
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-          .serverSideApply();
+      cluster.applyNamespace(ns);
     }
     for (String n : List.of(N1, N2, N3)) {
       TestNodes.gpuNode(n)
