@@ -185,6 +185,7 @@ public final class TestPods {
     private final String name;
     private @Nullable String namespace;
     private @Nullable String uid;
+    private @Nullable String resourceVersion;
     private String image = PAUSE_IMAGE;
     private @Nullable String schedulerName = ShareGpuAnnotations.SCHEDULER_NAME;
     private final Map<String, String> annotations = new LinkedHashMap<>();
@@ -211,6 +212,12 @@ public final class TestPods {
 
     public Builder uid(String uid) {
       this.uid = uid;
+      return this;
+    }
+
+    /** {@code metadata.resourceVersion}, as the API server returns it. */
+    public Builder resourceVersion(String resourceVersion) {
+      this.resourceVersion = resourceVersion;
       return this;
     }
 
@@ -338,6 +345,7 @@ public final class TestPods {
               .withName(name)
               .withNamespace(namespace)
               .withUid(uid)
+              .withResourceVersion(resourceVersion)
               .withDeletionTimestamp(deletionTimestamp)
               .endMetadata()
               .withNewSpec()

@@ -71,9 +71,10 @@ class TestPodsTest {
 
   @Test
   void aPodWithoutAGpuRequestHasNoAssignment() {
-    Pod pod = TestPods.pod("cpu").deleting("2026-12-01T00:00:01Z").build();
+    Pod pod = TestPods.pod("cpu").resourceVersion("7").deleting("2026-12-01T00:00:01Z").build();
 
     assertThat(TestPods.assignment(pod)).isEmpty();
     assertThat(pod.getMetadata().getDeletionTimestamp()).isEqualTo("2026-12-01T00:00:01Z");
+    assertThat(pod.getMetadata().getResourceVersion()).isEqualTo("7");
   }
 }
