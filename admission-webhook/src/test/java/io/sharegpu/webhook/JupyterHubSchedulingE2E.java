@@ -8,11 +8,13 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
 import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,7 +52,7 @@ class JupyterHubSchedulingE2E {
   @BeforeAll
   static void startEverything() throws Exception {
     Path root = TestCluster.repoRoot();
-    Path extenderJar = root.resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path extenderJar = TestApps.extenderJar();
     Path webhookJar = root.resolve("admission-webhook/target/sharegpu-admission-webhook.jar");
     for (Path jar : List.of(extenderJar, webhookJar)) {
       if (!Files.isRegularFile(jar)) {
@@ -62,7 +64,7 @@ class JupyterHubSchedulingE2E {
     }
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(root.resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     createGpuNode();
 
     Path tls = Files.createTempDirectory("sharegpu-jhub-tls-");
@@ -174,34 +176,7 @@ class JupyterHubSchedulingE2E {
 
     // the webhook config reaches kube-apiserver's informer asynchronously: retry until injected
     Pod created =
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .pollInterval(Duration.ofMillis(500))
-            .until(
-                () -> {
-                  Pod pod = client.pods().inNamespace(NAMESPACE).resource(spawned).create();
-                  if (hasEnv(pod, "NVIDIA_VISIBLE_DEVICES")) {
-                    return pod;
-                  }
-                  client
-                      .pods()
-                      .inNamespace(NAMESPACE)
-                      .withName(pod.getMetadata().getName())
-                      .withGracePeriod(0)
-                      .delete();
-                  await()
-                      .atMost(Duration.ofSeconds(30))
-                      .until(
-                          () ->
-                              client
-                                      .pods()
-                                      .inNamespace(NAMESPACE)
-                                      .withName(pod.getMetadata().getName())
-                                      .get()
-                                  == null);
-                  return null;
-                },
-                pod -> pod != null);
+        TestPods.createUntilMutated(client, spawned, pod -> hasEnv(pod, "NVIDIA_VISIBLE_DEVICES"));
     assertThat(created.getSpec().getSchedulerName()).isEqualTo("sharegpu-scheduler");
 
     Pod bound =
@@ -240,13 +215,10 @@ class JupyterHubSchedulingE2E {
   }
 
   private static void createGpuNode() {
-    SimulatedNodes.createReadyNode(
-        client, NODE, SimulatedNodes.capacity("32", "256Gi", 2000, 2 * 81559L));
-    SimulatedNodes.createGpuNode(
-        client,
-        NODE,
-        List.of(
-            new GpuStatus(UUIDS.get(0), 0, "NVIDIA H100 80GB HBM3", 81559),
-            new GpuStatus(UUIDS.get(1), 1, "NVIDIA H100 80GB HBM3", 81559)));
+    TestNodes.gpuNode(NODE)
+        .host("32", "256Gi")
+        .uuids(UUIDS::get)
+        .gpus(2, "NVIDIA H100 80GB HBM3", 81559)
+        .create(client);
   }
 }

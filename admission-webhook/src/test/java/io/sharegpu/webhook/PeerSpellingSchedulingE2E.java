@@ -14,11 +14,13 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookB
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
 import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,7 +64,7 @@ class PeerSpellingSchedulingE2E {
   @BeforeAll
   static void startEverything() throws Exception {
     Path root = TestCluster.repoRoot();
-    Path extenderJar = root.resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path extenderJar = TestApps.extenderJar();
     Path webhookJar = root.resolve("admission-webhook/target/sharegpu-admission-webhook.jar");
     for (Path jar : List.of(extenderJar, webhookJar)) {
       if (!Files.isRegularFile(jar)) {
@@ -74,15 +76,12 @@ class PeerSpellingSchedulingE2E {
     }
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(root.resolve("charts/sharegpu/crds"));
-    SimulatedNodes.createReadyNode(
-        client, NODE, SimulatedNodes.capacity("32", "256Gi", 2000, 2 * 81559L));
-    SimulatedNodes.createGpuNode(
-        client,
-        NODE,
-        List.of(
-            new GpuStatus(UUIDS.get(0), 0, "NVIDIA H100 80GB HBM3", 81559),
-            new GpuStatus(UUIDS.get(1), 1, "NVIDIA H100 80GB HBM3", 81559)));
+    cluster.applyShareGpuCrds();
+    TestNodes.gpuNode(NODE)
+        .host("32", "256Gi")
+        .uuids(UUIDS::get)
+        .gpus(2, "NVIDIA H100 80GB HBM3", 81559)
+        .create(client);
 
     Path tls = Files.createTempDirectory("sharegpu-peers-tls-");
     byte[] ca = AdmissionWebhookE2E.Certificates.createCaAndServingCert(tls);
@@ -362,26 +361,14 @@ class PeerSpellingSchedulingE2E {
 
   /** Creates the pod, retrying until kube-apiserver's informer has the webhook configuration. */
   private static Pod createWhenRouted(Pod pod) {
-    String ns = pod.getMetadata().getNamespace();
-    return await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(500))
-        .until(
-            () -> {
-              Pod created = client.pods().inNamespace(ns).resource(pod).create();
-              if (created.getMetadata().getAnnotations() != null
-                  && created
-                      .getMetadata()
-                      .getAnnotations()
-                      .containsKey("sharegpu.io/translated-from")) {
-                return created;
-              }
-              client.pods().inNamespace(ns).withName("app").withGracePeriod(0).delete();
-              await()
-                  .atMost(Duration.ofSeconds(30))
-                  .until(() -> client.pods().inNamespace(ns).withName("app").get() == null);
-              return null;
-            },
-            created -> created != null);
+    return TestPods.createUntilMutated(
+        client,
+        pod,
+        created ->
+            created.getMetadata().getAnnotations() != null
+                && created
+                    .getMetadata()
+                    .getAnnotations()
+                    .containsKey("sharegpu.io/translated-from"));
   }
 }

@@ -84,7 +84,7 @@ class ChartInstallE2E {
   static void install() {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
 
     // a second release with MPS and a user-supplied certificate, applied first; its webhook
     // configuration goes again at once so it does not intercept the main release's pods

@@ -50,7 +50,7 @@ class NodeAgentE2E {
   @BeforeAll
   static void cluster() {
     TestCluster cluster = TestCluster.shared();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     client = cluster.client();
   }
 

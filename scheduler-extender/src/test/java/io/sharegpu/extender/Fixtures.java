@@ -1,106 +1,72 @@
 package io.sharegpu.extender;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
+import io.sharegpu.api.assignment.ContainerAssignment;
+import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GPUNodeStatus;
 import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.core.ledger.GpuUsage;
-import java.util.ArrayList;
-import java.util.HashMap;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
+import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 
 /** Test objects: GPU nodes, pods, and the over-commit invariant. */
 public final class Fixtures {
 
   private Fixtures() {}
 
-  /** A Node with sharegpu capacity and a Ready condition. */
+  /**
+   * A Node with sharegpu capacity ({@code gpus × 1000} milli, {@code gpus × memoryMibEach} MiB) and
+   * a Ready condition.
+   */
   public static Node node(String name, int gpus, long memoryMibEach) {
-    Map<String, Quantity> cap = new HashMap<>();
-    cap.put(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(gpus * 1000)));
-    cap.put(ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(gpus * memoryMibEach)));
-    cap.put("cpu", new Quantity("64"));
-    cap.put("memory", new Quantity("512Gi"));
-    cap.put("pods", new Quantity("110"));
-    return new NodeBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .addToLabels("kubernetes.io/hostname", name)
-        .endMetadata()
-        .withNewStatus()
-        .withCapacity(cap)
-        .withAllocatable(cap)
-        .addNewCondition()
-        .withType("Ready")
-        .withStatus("True")
-        .withReason("KubeletReady")
-        .withMessage("simulated")
-        .endCondition()
-        .endStatus()
-        .build();
+    // the model does not show on a Node
+    return TestNodes.gpuNode(name).gpus(gpus, "any", memoryMibEach).node();
   }
 
   /** UUID of GPU {@code index} of {@code node}. */
   public static String uuid(String node, int index) {
-    return "GPU-" + node + "-" + index;
+    return TestNodes.uuid(node, index);
   }
 
   /** A GPUNode with {@code count} whole GPUs of one model. */
   public static GPUNode gpuNode(String name, String model, int count, long memoryMib) {
-    List<GpuStatus> gpus = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      GpuStatus s = new GpuStatus(uuid(name, i), i, model, memoryMib);
-      s.setComputeMilli(1000);
-      s.setHealthy(true);
-      gpus.add(s);
-    }
-    return gpuNode(name, gpus);
+    return TestNodes.gpuNode(name).gpus(count, model, memoryMib).gpuNodeResource();
   }
 
   /** A GPUNode with the given GPUs. */
   public static GPUNode gpuNode(String name, List<GpuStatus> gpus) {
-    GPUNode g = new GPUNode();
-    g.setMetadata(new ObjectMetaBuilder().withName(name).build());
-    GPUNodeStatus status = new GPUNodeStatus();
-    status.setGpus(gpus);
-    status.setEnforcement(GPUNodeStatus.ENFORCEMENT_MPS);
-    g.setStatus(status);
-    return g;
+    TestNodes.Builder node = TestNodes.gpuNode(name);
+    gpus.forEach(node::gpu);
+    return node.gpuNodeResource();
   }
 
   /** A pending pod with one container asking for {@code milli} and {@code memoryMib}. */
   public static Pod pod(String ns, String name, String uid, int milli, long memoryMib) {
-    Map<String, Quantity> limits = new HashMap<>();
-    limits.put(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
-    if (memoryMib > 0) {
-      limits.put(ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(memoryMib)));
-    }
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(ns)
-        .withUid(uid)
-        .endMetadata()
-        .withNewSpec()
-        .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
-        .addNewContainer()
-        .withName("main")
-        .withImage("busybox")
-        .withNewResources()
-        .withLimits(limits)
-        .withRequests(limits)
-        .endResources()
-        .endContainer()
-        .endSpec()
-        .build();
+    return share(ns, name, uid, milli, memoryMib).build();
+  }
+
+  /**
+   * {@link #pod} as a builder, to add what a test needs (an assignment, a priority, a phase): e.g.
+   * {@code share("ns", "a", "uid-a", 500, 0).priority(10).build()}.
+   */
+  public static TestPods.Builder share(String ns, String name, String uid, int milli, long mib) {
+    return TestPods.pod(name).namespace(ns).uid(uid).image("busybox").share(milli, mib);
+  }
+
+  /** When the fixtures' assignments were made (the {@code assigned-at} annotation). */
+  public static final Instant ASSIGNED_AT = Instant.parse("2026-12-01T00:00:00Z");
+
+  /**
+   * The assignment of container {@code main} to GPU {@code gpu} of {@code node} (UUID {@link
+   * #uuid}) with {@code memoryMib} MiB and a {@code milli} limit; for {@code
+   * share(...).assigned(onGpu(...), ASSIGNED_AT)}.
+   */
+  public static PodAssignment onGpu(String node, int gpu, long memoryMib, int milli) {
+    return new PodAssignment(
+        node, List.of(new ContainerAssignment("main", List.of(uuid(node, gpu)), memoryMib, milli)));
   }
 
   /** A scheduling state and its feed with no client, fed by hand, ready. */
@@ -110,8 +76,9 @@ public final class Fixtures {
 
   /** Adds a GPU node (Node + GPUNode) to a view. */
   public static void addNode(ClusterFixture v, String name, String model, int gpus, long mem) {
-    v.onNode(node(name, gpus, mem));
-    v.onGpuNode(gpuNode(name, model, gpus, mem));
+    TestNodes.Builder node = TestNodes.gpuNode(name).gpus(gpus, model, mem);
+    v.onNode(node.node());
+    v.onGpuNode(node.gpuNodeResource());
   }
 
   /** Asserts no GPU of the view is over-committed; returns the total allocated compute. */

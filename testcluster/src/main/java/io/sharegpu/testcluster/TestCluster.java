@@ -1,6 +1,9 @@
 package io.sharegpu.testcluster;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -8,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -189,6 +193,23 @@ public final class TestCluster {
         config.toString());
   }
 
+  /**
+   * Runs the cluster's kubectl ({@code testcluster/kubectl --dir DIR ARGS...}) and returns its
+   * output (stdout and stderr together); fails the test unless it exits 0 within 60 s.
+   */
+  public String kubectl(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(root.resolve("testcluster/kubectl").toString());
+    command.add("--dir");
+    command.add(dir.toString());
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as(out).isZero();
+    return out;
+  }
+
   /** Stops kube-scheduler if it runs. */
   public synchronized void stopScheduler() {
     ScriptCommand.run(
@@ -248,6 +269,27 @@ public final class TestCluster {
           .withName(name)
           .waitUntilCondition(TestCluster::established, 60, TimeUnit.SECONDS);
     }
+  }
+
+  /** {@link #applyCrds} of ShareGPU's CRDs, {@code charts/sharegpu/crds}. */
+  public void applyShareGpuCrds() {
+    applyCrds(root.resolve("charts/sharegpu/crds"));
+  }
+
+  /** Creates namespace {@code name}, or keeps it if it exists (server-side apply). */
+  public void applyNamespace(String name) {
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .serverSideApply();
+  }
+
+  /** Creates namespace {@code name}; fails if it exists. */
+  public void createNamespace(String name) {
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
   }
 
   /** Stops kube-scheduler, kube-apiserver and etcd; the folder stays for inspection. Idempotent. */

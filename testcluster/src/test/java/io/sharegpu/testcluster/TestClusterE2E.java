@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -49,11 +48,7 @@ class TestClusterE2E {
   static void startClusterAndExtender() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.createNamespace(NAMESPACE);
     createReadyNode(NODE);
     extender = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     extender.createContext("/filter", TestClusterE2E::filter);

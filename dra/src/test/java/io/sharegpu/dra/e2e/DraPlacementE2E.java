@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -109,10 +108,7 @@ class DraPlacementE2E {
   void examplesApplyAndShareGpuAllocatesClaimsFromTemplates() throws IOException {
     Path examples = TestCluster.repoRoot().resolve("examples/dra");
     String ns = "dra-examples";
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-        .create();
+    cluster.createNamespace(ns);
     for (String file : List.of("deviceclass.yaml", "resourceslice-node1.yaml")) {
       for (HasMetadata item : load(examples.resolve(file))) {
         client.resource(item).fieldManager("dra-e2e").forceConflicts().serverSideApply();
@@ -241,10 +237,7 @@ class DraPlacementE2E {
   private Figures run(
       String prefix, List<TracePod> trace, Workload workload, ClaimAllocator allocator) {
     String ns = "dra-" + prefix;
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-        .create();
+    cluster.createNamespace(ns);
     ResourceSlicePublisher publisher = new ResourceSlicePublisher(client);
     List<String> nodes = new ArrayList<>();
     for (int n = 0; n < NODES; n++) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodIPBuilder;
@@ -12,14 +11,14 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.kubectl.Fixtures;
 import io.sharegpu.kubectl.ShareGpuCommand;
 import io.sharegpu.kubectl.render.Style;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -58,23 +57,17 @@ class ExplainRealExtenderE2E {
 
   @BeforeAll
   static void startAll() throws IOException {
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     address = nonLoopbackAddress();
     assumeTrue(Files.exists(jar), "no extender jar at " + jar);
     assumeTrue(address != null, "no non-loopback IPv4 address for the API server to proxy to");
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     for (String ns : List.of(NS, SYSTEM_NS)) {
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-          .serverSideApply();
+      cluster.applyNamespace(ns);
     }
-    SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(1, 16384));
-    SimulatedNodes.createGpuNode(
-        client, NODE, List.of(new GpuStatus("GPU-kx-0", 0, "Tesla T4", 16384)));
+    TestNodes.gpuNode(NODE).uuids(i -> "GPU-kx-" + i).gpus(1, "Tesla T4", 16384).create(client);
     client.pods().resource(Fixtures.pod(NS, "too-much", "", 500, 20000, Map.of())).create();
 
     int verbPort = Ports.free();

@@ -7,7 +7,6 @@ import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -21,12 +20,11 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GpuCordon;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.kubectl.Fixtures;
 import io.sharegpu.kubectl.ShareGpuCommand;
 import io.sharegpu.kubectl.render.Style;
-import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -83,20 +81,15 @@ class KubectlPluginE2E {
   static void startAll() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     for (String ns : List.of(NS, SYSTEM_NS)) {
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-          .serverSideApply();
+      cluster.applyNamespace(ns);
     }
     for (String n : List.of(N1, N2, N3)) {
-      SimulatedNodes.createReadyNode(client, n, SimulatedNodes.gpuHost(4, Fixtures.H100_MIB));
-      List<GpuStatus> gpus = new ArrayList<>();
-      for (int i = 0; i < 4; i++) {
-        gpus.add(new GpuStatus(Fixtures.uuid(n, i), i, "NVIDIA H100 80GB HBM3", Fixtures.H100_MIB));
-      }
-      SimulatedNodes.createGpuNode(client, n, gpus);
+      TestNodes.gpuNode(n)
+          .uuids(i -> Fixtures.uuid(n, i))
+          .gpus(4, "NVIDIA H100 80GB HBM3", Fixtures.H100_MIB)
+          .create(client);
     }
     create(Fixtures.assignedPod(NS, "notebook", N1, 250, 10240, 500, Fixtures.uuid(N1, 0)));
     create(Fixtures.assignedPod(NS, "trainer", N1, 500, 40960, 500, Fixtures.uuid(N1, 0)));

@@ -153,11 +153,7 @@ class BindStepFaultTest {
   }
 
   private static Pod pending() {
-    return new PodBuilder(pod("ns", "a", "uid-a", 500, 0))
-        .editMetadata()
-        .withResourceVersion("7")
-        .endMetadata()
-        .build();
+    return Fixtures.share("ns", "a", "uid-a", 500, 0).resourceVersion("7").build();
   }
 
   private static Pod boundElsewhere() {

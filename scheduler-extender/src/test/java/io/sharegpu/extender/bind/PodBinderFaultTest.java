@@ -1,12 +1,10 @@
 package io.sharegpu.extender.bind;
 
 import static io.sharegpu.extender.Fixtures.addNode;
-import static io.sharegpu.extender.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -18,6 +16,7 @@ import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
+import io.sharegpu.testcluster.TestPods;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -71,12 +70,13 @@ class PodBinderFaultTest {
     server.destroy();
   }
 
+  /** Pod ns/a asking for a whole GPU, as the API server first returns it (version 7). */
+  private static TestPods.Builder podA() {
+    return Fixtures.share("ns", "a", "uid-a", 1000, 0).resourceVersion("7");
+  }
+
   private static Pod pending() {
-    return new PodBuilder(pod("ns", "a", "uid-a", 1000, 0))
-        .editMetadata()
-        .withResourceVersion("7")
-        .endMetadata()
-        .build();
+    return podA().build();
   }
 
   private PodBinder binder() {
@@ -107,8 +107,7 @@ class PodBinderFaultTest {
 
   @Test
   void aConflictFromAStaleVersionIsRetriedOnceWithTheFreshPod() throws Exception {
-    Pod newer =
-        new PodBuilder(pending()).editMetadata().withResourceVersion("8").endMetadata().build();
+    Pod newer = podA().resourceVersion("8").build();
     server.expect().get().withPath(POD_PATH).andReturn(200, pending()).once();
     server.expect().get().withPath(POD_PATH).andReturn(200, newer).always();
     server
@@ -160,7 +159,7 @@ class PodBinderFaultTest {
 
   @Test
   void serverErrorWhenThePodGotBoundAnywayIsSuccess() {
-    Pod bound = new PodBuilder(pending()).editSpec().withNodeName("t4").endSpec().build();
+    Pod bound = podA().nodeName("t4").build();
     server.expect().get().withPath(POD_PATH).andReturn(200, pending()).once();
     server.expect().get().withPath(POD_PATH).andReturn(200, bound).always();
     server
@@ -226,14 +225,10 @@ class PodBinderFaultTest {
             r ->
                 landed.get() == null
                     ? pending()
-                    : new PodBuilder(pending())
-                        .editMetadata()
-                        .withResourceVersion("8")
-                        .addToAnnotations(landed.get().getMetadata().getAnnotations())
-                        .endMetadata()
-                        .editSpec()
-                        .withNodeName("t4")
-                        .endSpec()
+                    : podA()
+                        .resourceVersion("8")
+                        .annotations(landed.get().getMetadata().getAnnotations())
+                        .nodeName("t4")
                         .build())
         .always();
     server
@@ -259,14 +254,10 @@ class PodBinderFaultTest {
   @Test
   void aConflictWithThePodBoundByAnotherAssignmentStillFails() {
     Pod elsewhere =
-        new PodBuilder(pending())
-            .editMetadata()
-            .withResourceVersion("8")
-            .addToAnnotations(io.sharegpu.api.ShareGpuAnnotations.ASSIGNED_GPUS, "main=GPU-x")
-            .endMetadata()
-            .editSpec()
-            .withNodeName("t4")
-            .endSpec()
+        podA()
+            .resourceVersion("8")
+            .annotation(io.sharegpu.api.ShareGpuAnnotations.ASSIGNED_GPUS, "main=GPU-x")
+            .nodeName("t4")
             .build();
     server.expect().get().withPath(POD_PATH).andReturn(200, pending()).once();
     server.expect().get().withPath(POD_PATH).andReturn(200, elsewhere).always();

@@ -2,21 +2,17 @@ package io.sharegpu.extender.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.extender.ui.HeadlessChromium;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,10 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,33 +63,22 @@ class AllocationPageE2E {
     HeadlessChromium.assumeInstalled();
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
+    cluster.applyShareGpuCrds();
     for (String ns : List.of(NS_A, NS_B)) {
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-          .serverSideApply();
+      cluster.applyNamespace(ns);
     }
     gpuNode(H100, "NVIDIA H100 80GB HBM3", 4, 81559);
     gpuNode(T4, "Tesla T4", 2, 15360);
     port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
-        JavaApp.jar(jar)
-            .name("extender-ui")
-            .args(
-                "--server.port=" + port,
-                "--sharegpu.extender.management-port=" + managementPort,
-                "--sharegpu.extender.policy=binpack")
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, port, managementPort)
+                .name("extender-ui")
+                .args("--sharegpu.extender.policy=binpack"),
+            managementPort);
     cluster.startScheduler("http://127.0.0.1:" + port);
   }
 
@@ -282,36 +264,12 @@ class AllocationPageE2E {
   }
 
   private static void createPod(String ns, String name, String model, int milli, long memoryMib) {
-    Map<String, Quantity> limits = new LinkedHashMap<>();
-    limits.put(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
-    if (memoryMib > 0) {
-      limits.put(ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(memoryMib)));
-    }
-    client
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(ns)
-                .withAnnotations(Map.of(ShareGpuAnnotations.GPU_MODELS, model))
-                .endMetadata()
-                .withNewSpec()
-                .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
-                .withContainers(
-                    new ContainerBuilder()
-                        .withName("main")
-                        .withImage("registry.k8s.io/pause:3.10")
-                        .withNewResources()
-                        .withLimits(limits)
-                        .withRequests(limits)
-                        .endResources()
-                        .build())
-                .withTerminationGracePeriodSeconds(0L)
-                .endSpec()
-                .build())
-        .create();
+    TestPods.pod(name)
+        .namespace(ns)
+        .model(model)
+        .share(milli, memoryMib)
+        .gracePeriod(0)
+        .create(client);
   }
 
   private static Pod pod(String ns, String name) {
@@ -319,28 +277,10 @@ class AllocationPageE2E {
   }
 
   private static void awaitBound(String ns, String name) {
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(200))
-        .untilAsserted(
-            () -> {
-              Pod p = pod(ns, name);
-              assertThat(p.getSpec().getNodeName()).as(name + " bound").isNotNull();
-              assertThat(p.getMetadata().getAnnotations())
-                  .containsKey(ShareGpuAnnotations.ASSIGNED_GPUS);
-            });
+    TestPods.awaitBound(client, ns, name, Duration.ofSeconds(60));
   }
 
   private static void gpuNode(String name, String model, int count, long memMib) {
-    List<GpuStatus> gpus = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      GpuStatus s = new GpuStatus("GPU-" + name + "-" + i, i, model, memMib);
-      s.setComputeMilli(1000);
-      s.setHealthy(true);
-      gpus.add(s);
-    }
-    SimulatedNodes.createReadyNode(
-        client, name, SimulatedNodes.capacity("64", "512Gi", count * 1000L, count * memMib));
-    SimulatedNodes.createGpuNode(client, name, gpus);
+    TestNodes.gpuNode(name).gpus(count, model, memMib).create(client);
   }
 }

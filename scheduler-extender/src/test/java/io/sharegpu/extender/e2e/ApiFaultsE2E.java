@@ -2,17 +2,9 @@ package io.sharegpu.extender.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
-import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.assignment.ContainerAssignment;
 import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.api.gpunode.GPUNode;
@@ -23,8 +15,11 @@ import io.sharegpu.api.request.PodGpuRequestParser;
 import io.sharegpu.extender.e2e.FaultProxy.BindingFault;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestEvents;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,7 +30,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -50,6 +44,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -102,11 +97,8 @@ class ApiFaultsE2E {
   static void startAll() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
+    cluster.applyShareGpuCrds();
+    cluster.applyNamespace(NS);
     int apiPort = URI.create(cluster.apiServerUrl()).getPort();
     proxy = new FaultProxy(cluster.dir().resolve("pki"), apiPort);
     Path kubeconfig =
@@ -114,8 +106,7 @@ class ApiFaultsE2E {
             cluster.kubeconfig(), Files.createTempFile("sharegpu-fault-proxy-", ".kubeconfig"));
     int port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
         JavaApp.jar(jar)
@@ -365,15 +356,11 @@ class ApiFaultsE2E {
       assertThat(pa).as(n + " bound without assignment").isNotNull();
       for (ContainerAssignment ca : pa.containers()) {
         for (String uuid : ca.gpuUuids()) {
-          used.merge(uuid, milli(p), Integer::sum);
+          used.merge(uuid, TestPods.gpuMilli(p), Integer::sum);
         }
       }
     }
-    Set<String> failed =
-        client.v1().events().inNamespace(NS).list().getItems().stream()
-            .filter(e -> "FailedScheduling".equals(e.getReason()))
-            .map(e -> e.getInvolvedObject().getName())
-            .collect(Collectors.toSet());
+    Set<String> failed = TestEvents.failedSchedulingNames(client, NS);
     int maxFree =
         GPUS.keySet().stream()
             .filter(u -> GPU_NODE.get(u).startsWith("fault-" + id + "-"))
@@ -382,7 +369,7 @@ class ApiFaultsE2E {
             .orElse(0);
     for (Pod p : pending) {
       String n = p.getMetadata().getName();
-      if (milli(p) <= maxFree) {
+      if (TestPods.gpuMilli(p) <= maxFree) {
         // room exists (GPUs held by a reservation that has since expired): kube-scheduler retries
         // an unschedulable pod on a cluster event or after minutes; an update is such an event
         client
@@ -398,7 +385,9 @@ class ApiFaultsE2E {
                 });
       }
       assertThat(failed).as(n + " reported unschedulable").contains(n);
-      assertThat(milli(p)).as(n + " pending although a GPU has room").isGreaterThan(maxFree);
+      assertThat(TestPods.gpuMilli(p))
+          .as(n + " pending although a GPU has room")
+          .isGreaterThan(maxFree);
     }
   }
 
@@ -470,7 +459,10 @@ class ApiFaultsE2E {
       }
       for (ContainerAssignment ca : a.containers()) {
         for (String uuid : ca.gpuUuids()) {
-          out.merge(NS + "/" + p.getMetadata().getName() + "|" + uuid, milli(p), Integer::sum);
+          out.merge(
+              NS + "/" + p.getMetadata().getName() + "|" + uuid,
+              TestPods.gpuMilli(p),
+              Integer::sum);
         }
       }
     }
@@ -515,81 +507,31 @@ class ApiFaultsE2E {
     return p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty();
   }
 
-  private static int milli(Pod p) {
-    return Integer.parseInt(
-        p.getSpec()
-            .getContainers()
-            .get(0)
-            .getResources()
-            .getLimits()
-            .get(ShareGpuResources.GPU_MILLI)
-            .getAmount());
-  }
-
-  private static PodAssignment assignment(Pod p) {
-    ParsedRequest parsed = PodGpuRequestParser.parse(p);
-    if (!(parsed instanceof ParsedRequest.Valid v)) {
-      return null;
-    }
-    return AssignmentAnnotations.decode(
-            p.getSpec().getNodeName(),
-            p.getMetadata().getAnnotations(),
-            v.request().containerNames())
-        .orElse(null);
+  private static @Nullable PodAssignment assignment(Pod p) {
+    return TestPods.assignment(p).orElse(null);
   }
 
   private static void createPod(String name, String id, int milli) {
-    Map<String, Quantity> limits = new LinkedHashMap<>();
-    limits.put(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
-    limits.put(ShareGpuResources.GPU_MEMORY, new Quantity("4096"));
-    Container c =
-        new ContainerBuilder()
-            .withName("main")
-            .withImage("registry.k8s.io/pause:3.10")
-            .withNewResources()
-            .withLimits(limits)
-            .withRequests(limits)
-            .endResources()
-            .build();
-    client
-        .pods()
-        .inNamespace(NS)
-        .resource(
-            new PodBuilder()
-                .withMetadata(
-                    new ObjectMetaBuilder()
-                        .withName(name)
-                        .withNamespace(NS)
-                        .withLabels(new HashMap<>(Map.of(SCENARIO, id)))
-                        .withAnnotations(Map.of(ShareGpuAnnotations.GPU_MODELS, "L4"))
-                        .build())
-                .withNewSpec()
-                .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
-                .withNodeSelector(Map.of(SCENARIO, id))
-                .withContainers(c)
-                .withTerminationGracePeriodSeconds(0L)
-                .endSpec()
-                .build())
-        .create();
+    TestPods.pod(name)
+        .namespace(NS)
+        .label(SCENARIO, id)
+        .model("L4")
+        .nodeSelector(SCENARIO, id)
+        .share(milli, 4096)
+        .gracePeriod(0)
+        .create(client);
   }
 
   private static void gpuNode(String name, String id) {
-    List<GpuStatus> gpus = new ArrayList<>();
-    for (int i = 0; i < GPUS_PER_NODE; i++) {
-      GpuStatus s = new GpuStatus("GPU-" + name + "-" + i, i, "NVIDIA L4", GPU_MIB);
-      s.setComputeMilli(1000);
-      s.setHealthy(true);
-      gpus.add(s);
+    NODES.add(name);
+    List<GpuStatus> gpus =
+        TestNodes.gpuNode(name)
+            .label(SCENARIO, id)
+            .gpus(GPUS_PER_NODE, "NVIDIA L4", GPU_MIB)
+            .create(client);
+    for (GpuStatus s : gpus) {
       GPUS.put(s.getUuid(), s);
       GPU_NODE.put(s.getUuid(), name);
     }
-    NODES.add(name);
-    SimulatedNodes.createReadyNode(
-        client,
-        name,
-        Map.of(SCENARIO, id),
-        SimulatedNodes.gpuHost(GPUS_PER_NODE, GPU_MIB),
-        List.of());
-    SimulatedNodes.createGpuNode(client, name, gpus);
   }
 }

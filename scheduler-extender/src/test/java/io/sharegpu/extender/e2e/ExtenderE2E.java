@@ -3,34 +3,28 @@ package io.sharegpu.extender.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
-import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.assignment.ContainerAssignment;
 import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GpuStatus;
-import io.sharegpu.api.request.ContainerGpuRequest;
-import io.sharegpu.api.request.ParsedRequest;
-import io.sharegpu.api.request.PodGpuRequestParser;
+import io.sharegpu.testcluster.GpuInvariant;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestEvents;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,11 +60,8 @@ class ExtenderE2E {
   static void startAll() {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
+    cluster.applyShareGpuCrds();
+    cluster.applyNamespace(NS);
     gpuNode("e2e-h100", "NVIDIA H100 80GB HBM3", 8, 81559, false);
     gpuNode("e2e-a100", "NVIDIA A100-SXM4-40GB", 4, 40960, false);
     gpuNode("e2e-t4", "Tesla T4", 2, 15360, false);
@@ -99,21 +90,11 @@ class ExtenderE2E {
   }
 
   private static JavaApp startExtender() {
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
-    return JavaApp.jar(jar)
-        .name("extender")
-        .args(
-            "--server.port=" + port,
-            "--sharegpu.extender.management-port=" + managementPort,
-            "--sharegpu.extender.policy=binpack")
-        .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-        .env("KUBECONFIG", cluster.kubeconfig().toString())
-        .start()
-        .waitForHttp(
-            "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-            Duration.ofSeconds(120));
+    return TestApps.startAndAwaitReady(
+        TestApps.extender(cluster, port, managementPort).args("--sharegpu.extender.policy=binpack"),
+        managementPort);
   }
 
   // ---------------------------------------------------------------------------------- the steps
@@ -170,10 +151,7 @@ class ExtenderE2E {
         .untilAsserted(
             () -> {
               Optional<Event> e =
-                  client.v1().events().inNamespace(NS).list().getItems().stream()
-                      .filter(ev -> "t4-c".equals(ev.getInvolvedObject().getName()))
-                      .filter(ev -> "FailedScheduling".equals(ev.getReason()))
-                      .findFirst();
+                  TestEvents.failedScheduling(client, NS, "t4-c").stream().findFirst();
               assertThat(e).isPresent();
               assertThat(e.get().getMessage()).contains("600m");
             });
@@ -267,9 +245,7 @@ class ExtenderE2E {
     gpu.setHealthy(false);
     GPUS.put(gpu.getUuid(), gpu);
     GPU_NODE.put(gpu.getUuid(), RECOVERING);
-    SimulatedNodes.createReadyNode(
-        client, RECOVERING, SimulatedNodes.capacity("64", "512Gi", 1000, 24576));
-    SimulatedNodes.createGpuNode(client, RECOVERING, List.of(gpu));
+    TestNodes.gpuNode(RECOVERING).gpu(gpu).create(client);
     createPod(
         "waits-for-recovery",
         Map.of(ShareGpuAnnotations.GPU_MODELS, "RQ-TEST"),
@@ -304,40 +280,16 @@ class ExtenderE2E {
   // ---------------------------------------------------------------------------------- helpers
 
   private static Container container(String name, int milli, long memoryMib) {
-    Map<String, Quantity> limits = new LinkedHashMap<>();
-    limits.put(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
-    if (memoryMib > 0) {
-      limits.put(ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(memoryMib)));
-    }
-    return new ContainerBuilder()
-        .withName(name)
-        .withImage("registry.k8s.io/pause:3.10")
-        .withNewResources()
-        .withLimits(limits)
-        .withRequests(limits)
-        .endResources()
-        .build();
+    return TestPods.gpuContainer(name, TestPods.PAUSE_IMAGE, milli, memoryMib);
   }
 
   private static void createPod(String name, Map<String, String> annotations, Container... cs) {
-    client
-        .pods()
-        .inNamespace(NS)
-        .resource(
-            new PodBuilder()
-                .withMetadata(
-                    new ObjectMetaBuilder()
-                        .withName(name)
-                        .withNamespace(NS)
-                        .withAnnotations(annotations)
-                        .build())
-                .withNewSpec()
-                .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
-                .withContainers(cs)
-                .withTerminationGracePeriodSeconds(0L)
-                .endSpec()
-                .build())
-        .create();
+    TestPods.pod(name)
+        .namespace(NS)
+        .annotations(annotations)
+        .containers(cs)
+        .gracePeriod(0)
+        .create(client);
   }
 
   private static Pod pod(String name) {
@@ -345,99 +297,29 @@ class ExtenderE2E {
   }
 
   private static void awaitBound(String name) {
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(200))
-        .untilAsserted(
-            () -> {
-              Pod p = pod(name);
-              assertThat(p.getSpec().getNodeName()).as(name + " bound").isNotNull();
-              assertThat(p.getMetadata().getAnnotations())
-                  .containsKey(ShareGpuAnnotations.ASSIGNED_GPUS);
-            });
+    TestPods.awaitBound(client, NS, name, Duration.ofSeconds(60));
   }
 
   private static Optional<PodAssignment> assignment(String name) {
-    Pod p = pod(name);
-    ParsedRequest parsed = PodGpuRequestParser.parse(p);
-    if (!(parsed instanceof ParsedRequest.Valid v)) {
-      return Optional.empty();
-    }
-    return AssignmentAnnotations.decode(
-        p.getSpec().getNodeName() == null ? "" : p.getSpec().getNodeName(),
-        p.getMetadata().getAnnotations(),
-        v.request().containerNames());
+    return TestPods.assignment(pod(name));
   }
 
   /** No GPU holds more compute or memory than it has; whole GPUs are exclusive. */
   private static void assertInvariant() {
-    Map<String, Integer> compute = new HashMap<>();
-    Map<String, Long> memory = new HashMap<>();
-    Map<String, Integer> holders = new HashMap<>();
-    Map<String, Boolean> exclusive = new HashMap<>();
-    for (Pod p : client.pods().inNamespace(NS).list().getItems()) {
-      if (p.getSpec().getNodeName() == null) {
-        continue;
-      }
-      ParsedRequest parsed = PodGpuRequestParser.parse(p);
-      assertThat(parsed).isInstanceOf(ParsedRequest.Valid.class);
-      var request = ((ParsedRequest.Valid) parsed).request();
-      PodAssignment a =
-          AssignmentAnnotations.decode(
-                  p.getSpec().getNodeName(),
-                  p.getMetadata().getAnnotations(),
-                  request.containerNames())
-              .orElseThrow(
-                  () ->
-                      new AssertionError(p.getMetadata().getName() + " bound without assignment"));
-      for (ContainerGpuRequest c : request.containers()) {
-        ContainerAssignment ca =
-            a.containers().stream()
-                .filter(x -> x.container().equals(c.container()))
-                .findFirst()
-                .orElseThrow();
-        for (String uuid : ca.gpuUuids()) {
-          assertThat(GPU_NODE.get(uuid)).isEqualTo(p.getSpec().getNodeName());
-          int milli = c.wholeGpus() ? 1000 : c.computeMilli();
-          long mem = c.wholeGpus() ? GPUS.get(uuid).getMemoryMiB() : ca.memoryMibPerGpu();
-          compute.merge(uuid, milli, Integer::sum);
-          memory.merge(uuid, mem, Long::sum);
-          holders.merge(uuid, 1, Integer::sum);
-          if (c.wholeGpus()) {
-            exclusive.put(uuid, true);
-          }
-        }
-      }
-    }
-    for (String uuid : compute.keySet()) {
-      GpuStatus g = GPUS.get(uuid);
-      assertThat(compute.get(uuid))
-          .as("compute on " + uuid)
-          .isLessThanOrEqualTo(g.getComputeMilli());
-      assertThat(memory.get(uuid)).as("memory on " + uuid).isLessThanOrEqualTo(g.getMemoryMiB());
-      if (exclusive.getOrDefault(uuid, false)) {
-        assertThat(holders.get(uuid)).as("exclusive " + uuid).isEqualTo(1);
-      }
-    }
+    GpuInvariant.assertNoGpuOverCommitted(
+        client.pods().inNamespace(NS).list().getItems(), GPUS, GPU_NODE);
   }
 
   private static void gpuNode(String name, String model, int count, long memMib, boolean mig) {
-    List<GpuStatus> gpus = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      GpuStatus s = new GpuStatus("GPU-" + name + "-" + i, i, model, memMib);
-      s.setComputeMilli(mig ? 428 : 1000);
-      s.setHealthy(true);
-      if (mig) {
-        s.setParentUuid("GPU-" + name + "-parent");
-        s.setMigProfile("3g.40gb");
-      }
-      gpus.add(s);
+    TestNodes.Builder node = TestNodes.gpuNode(name);
+    if (mig) {
+      node.migInstances(count, model, "3g.40gb", 428, memMib);
+    } else {
+      node.gpus(count, model, memMib);
+    }
+    for (GpuStatus s : node.create(client)) {
       GPUS.put(s.getUuid(), s);
       GPU_NODE.put(s.getUuid(), name);
     }
-    long milli = mig ? 1000 : count * 1000L;
-    SimulatedNodes.createReadyNode(
-        client, name, SimulatedNodes.capacity("64", "512Gi", milli, count * memMib));
-    SimulatedNodes.createGpuNode(client, name, gpus);
   }
 }

@@ -5,28 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
-import io.sharegpu.api.assignment.AssignmentAnnotations;
 import io.sharegpu.api.assignment.ContainerAssignment;
 import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.api.gpunode.GPUNode;
 import io.sharegpu.api.gpunode.GpuStatus;
-import io.sharegpu.api.request.ContainerGpuRequest;
-import io.sharegpu.api.request.ParsedRequest;
-import io.sharegpu.api.request.PodGpuRequestParser;
+import io.sharegpu.testcluster.GpuInvariant;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestEvents;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -40,14 +34,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -86,13 +78,10 @@ class ExtenderHaE2E {
   static void startAll() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
+    cluster.applyShareGpuCrds();
+    cluster.applyNamespace(NS);
     for (String n : NODES) {
-      gpuNode(n, "NVIDIA L4", 4, 23034, false);
+      gpuNode(n, "NVIDIA L4", 4, 23034);
     }
     portA = Ports.free();
     portB = Ports.free();
@@ -187,33 +176,20 @@ class ExtenderHaE2E {
       PodAssignment pa = assignment(n).orElseThrow(() -> new AssertionError(n + " unassigned"));
       for (ContainerAssignment ca : pa.containers()) {
         for (String uuid : ca.gpuUuids()) {
-          used.merge(uuid, milli(p), Integer::sum);
+          used.merge(uuid, TestPods.gpuMilli(p), Integer::sum);
         }
       }
     }
-    Set<String> failed =
-        client.v1().events().inNamespace(NS).list().getItems().stream()
-            .filter(e -> "FailedScheduling".equals(e.getReason()))
-            .map(e -> e.getInvolvedObject().getName())
-            .collect(Collectors.toSet());
+    Set<String> failed = TestEvents.failedSchedulingNames(client, NS);
     int maxFree =
         GPUS.keySet().stream().mapToInt(u -> 1000 - used.getOrDefault(u, 0)).max().orElse(0);
     for (Pod p : pending) {
       String n = p.getMetadata().getName();
       assertThat(failed).as(n + " reported unschedulable").contains(n);
-      assertThat(milli(p)).as(n + " pending although a GPU has room").isGreaterThan(maxFree);
+      assertThat(TestPods.gpuMilli(p))
+          .as(n + " pending although a GPU has room")
+          .isGreaterThan(maxFree);
     }
-  }
-
-  private static int milli(Pod p) {
-    return Integer.parseInt(
-        p.getSpec()
-            .getContainers()
-            .get(0)
-            .getResources()
-            .getLimits()
-            .get(ShareGpuResources.GPU_MILLI)
-            .getAmount());
   }
 
   private static long boundCount() {
@@ -266,8 +242,7 @@ class ExtenderHaE2E {
   }
 
   private static JavaApp startReplica(String name, int port) {
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     return JavaApp.jar(jar)
         .name("extender-" + name)
@@ -339,40 +314,16 @@ class ExtenderHaE2E {
   // ---------------------------------------------------------------------------------- helpers
 
   private static Container container(String name, int milli, long memoryMib) {
-    Map<String, Quantity> limits = new LinkedHashMap<>();
-    limits.put(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
-    if (memoryMib > 0) {
-      limits.put(ShareGpuResources.GPU_MEMORY, new Quantity(Long.toString(memoryMib)));
-    }
-    return new ContainerBuilder()
-        .withName(name)
-        .withImage("registry.k8s.io/pause:3.10")
-        .withNewResources()
-        .withLimits(limits)
-        .withRequests(limits)
-        .endResources()
-        .build();
+    return TestPods.gpuContainer(name, TestPods.PAUSE_IMAGE, milli, memoryMib);
   }
 
   private static void createPod(String name, Map<String, String> annotations, Container... cs) {
-    client
-        .pods()
-        .inNamespace(NS)
-        .resource(
-            new PodBuilder()
-                .withMetadata(
-                    new ObjectMetaBuilder()
-                        .withName(name)
-                        .withNamespace(NS)
-                        .withAnnotations(annotations)
-                        .build())
-                .withNewSpec()
-                .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
-                .withContainers(cs)
-                .withTerminationGracePeriodSeconds(0L)
-                .endSpec()
-                .build())
-        .create();
+    TestPods.pod(name)
+        .namespace(NS)
+        .annotations(annotations)
+        .containers(cs)
+        .gracePeriod(0)
+        .create(client);
   }
 
   private static Pod pod(String name) {
@@ -380,86 +331,19 @@ class ExtenderHaE2E {
   }
 
   private static Optional<PodAssignment> assignment(String name) {
-    Pod p = pod(name);
-    ParsedRequest parsed = PodGpuRequestParser.parse(p);
-    if (!(parsed instanceof ParsedRequest.Valid v)) {
-      return Optional.empty();
-    }
-    return AssignmentAnnotations.decode(
-        p.getSpec().getNodeName() == null ? "" : p.getSpec().getNodeName(),
-        p.getMetadata().getAnnotations(),
-        v.request().containerNames());
+    return TestPods.assignment(pod(name));
   }
 
   /** No GPU holds more compute or memory than it has; whole GPUs are exclusive. */
   private static void assertInvariant() {
-    Map<String, Integer> compute = new HashMap<>();
-    Map<String, Long> memory = new HashMap<>();
-    Map<String, Integer> holders = new HashMap<>();
-    Map<String, Boolean> exclusive = new HashMap<>();
-    for (Pod p : client.pods().inNamespace(NS).list().getItems()) {
-      if (p.getSpec().getNodeName() == null) {
-        continue;
-      }
-      ParsedRequest parsed = PodGpuRequestParser.parse(p);
-      assertThat(parsed).isInstanceOf(ParsedRequest.Valid.class);
-      var request = ((ParsedRequest.Valid) parsed).request();
-      PodAssignment a =
-          AssignmentAnnotations.decode(
-                  p.getSpec().getNodeName(),
-                  p.getMetadata().getAnnotations(),
-                  request.containerNames())
-              .orElseThrow(
-                  () ->
-                      new AssertionError(p.getMetadata().getName() + " bound without assignment"));
-      for (ContainerGpuRequest c : request.containers()) {
-        ContainerAssignment ca =
-            a.containers().stream()
-                .filter(x -> x.container().equals(c.container()))
-                .findFirst()
-                .orElseThrow();
-        for (String uuid : ca.gpuUuids()) {
-          assertThat(GPU_NODE.get(uuid)).isEqualTo(p.getSpec().getNodeName());
-          int milli = c.wholeGpus() ? 1000 : c.computeMilli();
-          long mem = c.wholeGpus() ? GPUS.get(uuid).getMemoryMiB() : ca.memoryMibPerGpu();
-          compute.merge(uuid, milli, Integer::sum);
-          memory.merge(uuid, mem, Long::sum);
-          holders.merge(uuid, 1, Integer::sum);
-          if (c.wholeGpus()) {
-            exclusive.put(uuid, true);
-          }
-        }
-      }
-    }
-    for (String uuid : compute.keySet()) {
-      GpuStatus g = GPUS.get(uuid);
-      assertThat(compute.get(uuid))
-          .as("compute on " + uuid)
-          .isLessThanOrEqualTo(g.getComputeMilli());
-      assertThat(memory.get(uuid)).as("memory on " + uuid).isLessThanOrEqualTo(g.getMemoryMiB());
-      if (exclusive.getOrDefault(uuid, false)) {
-        assertThat(holders.get(uuid)).as("exclusive " + uuid).isEqualTo(1);
-      }
-    }
+    GpuInvariant.assertNoGpuOverCommitted(
+        client.pods().inNamespace(NS).list().getItems(), GPUS, GPU_NODE);
   }
 
-  private static void gpuNode(String name, String model, int count, long memMib, boolean mig) {
-    List<GpuStatus> gpus = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      GpuStatus s = new GpuStatus("GPU-" + name + "-" + i, i, model, memMib);
-      s.setComputeMilli(mig ? 428 : 1000);
-      s.setHealthy(true);
-      if (mig) {
-        s.setParentUuid("GPU-" + name + "-parent");
-        s.setMigProfile("3g.40gb");
-      }
-      gpus.add(s);
+  private static void gpuNode(String name, String model, int count, long memMib) {
+    for (GpuStatus s : TestNodes.gpuNode(name).gpus(count, model, memMib).create(client)) {
       GPUS.put(s.getUuid(), s);
       GPU_NODE.put(s.getUuid(), name);
     }
-    long milli = mig ? 1000 : count * 1000L;
-    SimulatedNodes.createReadyNode(
-        client, name, SimulatedNodes.capacity("64", "512Gi", milli, count * memMib));
-    SimulatedNodes.createGpuNode(client, name, gpus);
   }
 }

@@ -2,20 +2,17 @@ package io.sharegpu.extender.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -30,7 +27,6 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -84,14 +80,9 @@ class ExtenderMtlsE2E {
     makeCertificates();
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(1, 81559));
-    SimulatedNodes.createGpuNode(
-        client, NODE, List.of(new GpuStatus("GPU-" + NODE + "-0", 0, MODEL, 81559)));
+    cluster.applyShareGpuCrds();
+    cluster.applyNamespace(NS);
+    TestNodes.gpuNode(NODE).gpus(1, MODEL, 81559).create(client);
     leaderPort = Ports.free();
     managementPort = Ports.free();
     port = Ports.free();
@@ -109,8 +100,7 @@ class ExtenderMtlsE2E {
    * electing the bind leader on {@link #LEASE}.
    */
   private static JavaApp startReplica(String name, int verbPort, int management) {
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     return JavaApp.jar(jar)
         .name(name)
@@ -427,30 +417,12 @@ class ExtenderMtlsE2E {
   }
 
   private static void createPod(String name) {
-    Map<String, Quantity> limits = Map.of(ShareGpuResources.GPU_MILLI, new Quantity("250"));
-    client
-        .pods()
-        .inNamespace(NS)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .addToAnnotations(ShareGpuAnnotations.GPU_MODELS, "mtls-e2e")
-                .endMetadata()
-                .withNewSpec()
-                .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
-                .addNewContainer()
-                .withName("main")
-                .withImage("busybox")
-                .withNewResources()
-                .withLimits(limits)
-                .withRequests(limits)
-                .endResources()
-                .endContainer()
-                .withTerminationGracePeriodSeconds(0L)
-                .endSpec()
-                .build())
-        .create();
+    TestPods.pod(name)
+        .namespace(NS)
+        .model("mtls-e2e")
+        .image("busybox")
+        .share(250, 0)
+        .gracePeriod(0)
+        .create(client);
   }
 }

@@ -3,28 +3,25 @@ package io.sharegpu.extender.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestEvents;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -63,36 +60,19 @@ class GpuCordonE2E {
   static void startAll() {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
-    List<GpuStatus> gpus = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      GpuStatus s = new GpuStatus("GPU-" + NODE + "-" + i, i, MODEL, 81559);
-      gpus.add(s);
-    }
-    SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(2, 81559));
-    SimulatedNodes.createGpuNode(client, NODE, gpus);
+    cluster.applyShareGpuCrds();
+    cluster.applyNamespace(NS);
+    TestNodes.gpuNode(NODE).gpus(2, MODEL, 81559).create(client);
     port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
-        JavaApp.jar(jar)
-            .name("extender-cordon")
-            .args(
-                "--server.port=" + port,
-                "--sharegpu.extender.management-port=" + managementPort,
-                "--sharegpu.extender.policy=binpack")
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, port, managementPort)
+                .name("extender-cordon")
+                .args("--sharegpu.extender.policy=binpack"),
+            managementPort);
     cluster.startScheduler("http://127.0.0.1:" + port);
   }
 
@@ -137,9 +117,7 @@ class GpuCordonE2E {
         .untilAsserted(
             () -> {
               List<String> messages =
-                  client.v1().events().inNamespace(NS).list().getItems().stream()
-                      .filter(ev -> "b".equals(ev.getInvolvedObject().getName()))
-                      .filter(ev -> "FailedScheduling".equals(ev.getReason()))
+                  TestEvents.failedScheduling(client, NS, "b").stream()
                       .map(Event::getMessage)
                       .toList();
               assertThat(messages)
@@ -149,9 +127,7 @@ class GpuCordonE2E {
                               .contains("GPU " + GPU0 + " is cordoned: " + XID)
                               .contains("GPU " + GPU1 + " is cordoned: fan failure"));
             });
-    client.v1().events().inNamespace(NS).list().getItems().stream()
-        .filter(ev -> "b".equals(ev.getInvolvedObject().getName()))
-        .filter(ev -> "FailedScheduling".equals(ev.getReason()))
+    TestEvents.failedScheduling(client, NS, "b").stream()
         .findFirst()
         .ifPresent(ev -> System.out.println("GpuCordonE2E: FailedScheduling: " + ev.getMessage()));
     assertThat(pod("b").getSpec().getNodeName()).isNull();
@@ -276,31 +252,13 @@ class GpuCordonE2E {
   }
 
   private static void createPod(String name) {
-    Map<String, Quantity> limits = Map.of(ShareGpuResources.GPU_MILLI, new Quantity("250"));
-    client
-        .pods()
-        .inNamespace(NS)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .addToAnnotations(ShareGpuAnnotations.GPU_MODELS, "cordon-e2e")
-                .endMetadata()
-                .withNewSpec()
-                .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
-                .addNewContainer()
-                .withName("main")
-                .withImage("busybox")
-                .withNewResources()
-                .withLimits(limits)
-                .withRequests(limits)
-                .endResources()
-                .endContainer()
-                .withTerminationGracePeriodSeconds(0L)
-                .endSpec()
-                .build())
-        .create();
+    TestPods.pod(name)
+        .namespace(NS)
+        .model("cordon-e2e")
+        .image("busybox")
+        .share(250, 0)
+        .gracePeriod(0)
+        .create(client);
   }
 
   private static Pod pod(String name) {
@@ -312,15 +270,6 @@ class GpuCordonE2E {
   }
 
   private static void awaitBound(String name, Duration max) {
-    Awaitility.await()
-        .atMost(max)
-        .pollInterval(Duration.ofMillis(200))
-        .untilAsserted(
-            () -> {
-              Pod p = pod(name);
-              assertThat(p.getSpec().getNodeName()).as(name + " bound").isEqualTo(NODE);
-              assertThat(p.getMetadata().getAnnotations())
-                  .containsKey(ShareGpuAnnotations.ASSIGNED_GPUS);
-            });
+    TestPods.awaitBoundTo(client, NS, name, NODE, max);
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ContainerImage;
 import io.fabric8.kubernetes.api.model.ContainerImageBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
@@ -17,6 +16,7 @@ import io.sharegpu.extender.e2e.ParityScenario.Step;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
 import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -88,11 +88,8 @@ class PolicyParityE2E {
   static void startAll() {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
+    cluster.applyShareGpuCrds();
+    cluster.applyNamespace(NS);
     awaitNoOtherPendingGpuPods();
     awaitNoOtherGpuNodes();
     String now = Instant.now().toString();
@@ -108,20 +105,13 @@ class PolicyParityE2E {
     }
     port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     // no --sharegpu.extender.policy: the default policy is the one under test
     extender =
-        JavaApp.jar(jar)
-            .name("extender-parity")
-            .args("--server.port=" + port, "--sharegpu.extender.management-port=" + managementPort)
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, port, managementPort).name("extender-parity"),
+            managementPort);
     Awaitility.await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(200))

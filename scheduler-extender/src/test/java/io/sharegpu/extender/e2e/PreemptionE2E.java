@@ -2,21 +2,18 @@ package io.sharegpu.extender.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -70,11 +67,8 @@ class PreemptionE2E {
   static void start() {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .serverSideApply();
+    cluster.applyShareGpuCrds();
+    cluster.applyNamespace(NS);
     for (var pc : List.of(List.of(LOW, 10), List.of(HIGH, 1000))) {
       client
           .scheduling()
@@ -89,31 +83,17 @@ class PreemptionE2E {
                   .build())
           .serverSideApply();
     }
-    List<GpuStatus> gpus = new ArrayList<>();
-    for (String uuid : List.of(GPU0, GPU1)) {
-      GpuStatus s = new GpuStatus(uuid, gpus.size(), MODEL, 81559);
-      s.setComputeMilli(1000);
-      s.setHealthy(true);
-      gpus.add(s);
-    }
-    SimulatedNodes.createReadyNode(
-        client, NODE, SimulatedNodes.capacity("64", "512Gi", 2000, 2 * 81559));
-    SimulatedNodes.createGpuNode(client, NODE, gpus);
+    TestNodes.gpuNode(NODE)
+        .uuids(i -> List.of(GPU0, GPU1).get(i))
+        .gpus(2, MODEL, 81559)
+        .create(client);
     port = Ports.free();
     managementPort = Ports.free();
-    Path jar =
-        TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+    Path jar = TestApps.extenderJar();
     assertThat(Files.exists(jar)).as("built jar " + jar).isTrue();
     extender =
-        JavaApp.jar(jar)
-            .name("extender")
-            .args("--server.port=" + port, "--sharegpu.extender.management-port=" + managementPort)
-            .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + managementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, port, managementPort), managementPort);
     cluster.startScheduler("http://127.0.0.1:" + port);
     sampler = new Thread(PreemptionE2E::sample, "over-commit-sampler");
     sampler.setDaemon(true);
@@ -333,39 +313,18 @@ class PreemptionE2E {
       int milli,
       long graceSeconds,
       String schedulerName) {
-    Map<String, String> annotations = new HashMap<>();
-    annotations.put(ShareGpuAnnotations.GPU_MODELS, "PE-TEST");
+    TestPods.Builder pod =
+        TestPods.pod(name)
+            .namespace(NS)
+            .model("PE-TEST")
+            .schedulerName(schedulerName)
+            .priorityClass(priorityClass)
+            .gracePeriod(graceSeconds)
+            .share(milli, 0);
     if (pinnedGpu != null) {
-      annotations.put(ShareGpuAnnotations.GPU_UUIDS, pinnedGpu);
+      pod.pinned(pinnedGpu);
     }
-    Map<String, Quantity> limits =
-        Map.of(ShareGpuResources.GPU_MILLI, new Quantity(Integer.toString(milli)));
-    client
-        .pods()
-        .inNamespace(NS)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .withAnnotations(annotations)
-                .endMetadata()
-                .withNewSpec()
-                .withSchedulerName(schedulerName)
-                .withPriorityClassName(priorityClass)
-                .withTerminationGracePeriodSeconds(graceSeconds)
-                .withContainers(
-                    new ContainerBuilder()
-                        .withName("main")
-                        .withImage("registry.k8s.io/pause:3.10")
-                        .withNewResources()
-                        .withLimits(limits)
-                        .withRequests(limits)
-                        .endResources()
-                        .build())
-                .endSpec()
-                .build())
-        .create();
+    pod.create(client);
   }
 
   private static Pod pod(String name) {

@@ -1,21 +1,17 @@
 package io.sharegpu.extender.web;
 
+import static io.sharegpu.extender.Fixtures.ASSIGNED_AT;
 import static io.sharegpu.extender.Fixtures.addNode;
+import static io.sharegpu.extender.Fixtures.onGpu;
 import static io.sharegpu.extender.Fixtures.pod;
-import static io.sharegpu.extender.Fixtures.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.sharegpu.api.assignment.AssignmentAnnotations;
-import io.sharegpu.api.assignment.ContainerAssignment;
-import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
-import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,33 +41,16 @@ class NominatedRoomTest {
   }
 
   private static Pod bound(String name, int gpu, int milli) {
-    Pod p = pod("ns", name, "uid-" + name, milli, 0);
-    return new PodBuilder(p)
-        .editMetadata()
-        .addToAnnotations(
-            AssignmentAnnotations.encode(
-                new PodAssignment(
-                    "h",
-                    List.of(
-                        new ContainerAssignment(
-                            "main", List.of(uuid("h", gpu)), MIB * milli / 1000, milli))),
-                Instant.parse("2026-12-01T00:00:00Z")))
-        .endMetadata()
-        .editSpec()
-        .withNodeName("h")
-        .endSpec()
+    return Fixtures.share("ns", name, "uid-" + name, milli, 0)
+        .assigned(onGpu("h", gpu, MIB * milli / 1000, milli), ASSIGNED_AT)
         .build();
   }
 
   private static Pod waiting(String name, int milli, int priority, String nominatedNode) {
-    return new PodBuilder(pod("ns", name, "uid-" + name, milli, 0))
-        .editSpec()
-        .withPriority(priority)
-        .endSpec()
-        .editOrNewStatus()
-        .withPhase("Pending")
-        .withNominatedNodeName(nominatedNode)
-        .endStatus()
+    return Fixtures.share("ns", name, "uid-" + name, milli, 0)
+        .priority(priority)
+        .phase("Pending")
+        .nominatedNode(nominatedNode)
         .build();
   }
 
@@ -109,13 +88,10 @@ class NominatedRoomTest {
     view.onPod(waiting("urgent", 600, 1000, "h"));
     assertThat(filter(late).nodeNames()).isEmpty();
     view.onPod(
-        new PodBuilder(bound("urgent", 0, 600))
-            .editSpec()
-            .withPriority(1000)
-            .endSpec()
-            .editOrNewStatus()
-            .withNominatedNodeName("h")
-            .endStatus()
+        Fixtures.share("ns", "urgent", "uid-urgent", 600, 0)
+            .assigned(onGpu("h", 0, MIB * 600 / 1000, 600), ASSIGNED_AT)
+            .priority(1000)
+            .nominatedNode("h")
             .build());
     assertThat(view.nominations().isEmpty()).isTrue();
   }

@@ -1,23 +1,21 @@
 package io.sharegpu.extender.web;
 
+import static io.sharegpu.extender.Fixtures.ASSIGNED_AT;
 import static io.sharegpu.extender.Fixtures.addNode;
+import static io.sharegpu.extender.Fixtures.onGpu;
 import static io.sharegpu.extender.Fixtures.pod;
-import static io.sharegpu.extender.Fixtures.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.sharegpu.api.assignment.AssignmentAnnotations;
-import io.sharegpu.api.assignment.ContainerAssignment;
-import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
-import java.time.Instant;
+import io.sharegpu.testcluster.TestPods;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,37 +49,17 @@ class PreemptVerbTest {
   }
 
   private static Pod bound(String name, String uid, int gpu, int milli, int priority) {
-    Pod p = pod("ns", name, uid, milli, 0);
-    var annotations =
-        AssignmentAnnotations.encode(
-            new PodAssignment(
-                "h100",
-                List.of(
-                    new ContainerAssignment(
-                        "main", List.of(uuid("h100", gpu)), 81559L * milli / 1000, milli))),
-            Instant.parse("2026-12-01T00:00:00Z"));
-    return new PodBuilder(p)
-        .editMetadata()
-        .addToAnnotations(annotations)
-        .addToLabels("app", name)
-        .endMetadata()
-        .editSpec()
-        .withNodeName("h100")
-        .withPriority(priority)
-        .endSpec()
-        .withNewStatus()
-        .withPhase("Running")
-        .withStartTime("2026-12-01T00:00:05Z")
-        .endStatus()
+    return Fixtures.share("ns", name, uid, milli, 0)
+        .assigned(onGpu("h100", gpu, 81559L * milli / 1000, milli), ASSIGNED_AT)
+        .label("app", name)
+        .priority(priority)
+        .phase("Running")
+        .startTime("2026-12-01T00:00:05Z")
         .build();
   }
 
   private static Pod preemptor(int milli, int priority) {
-    return new PodBuilder(pod("ns", "urgent", "uid-urgent", milli, 0))
-        .editSpec()
-        .withPriority(priority)
-        .endSpec()
-        .build();
+    return Fixtures.share("ns", "urgent", "uid-urgent", milli, 0).priority(priority).build();
   }
 
   private ExtenderPreemptionResult preempt(Pod pod, Map<String, List<String>> offered) {
@@ -122,12 +100,7 @@ class PreemptVerbTest {
   void aNodeWhereNoEvictionMakesRoomIsLeftOut() {
     // 800m of 15,360 MiB T4 memory is fine, but the T4 holds nobody to evict and is too small for
     // 20 GiB: dropped; the H100 stays
-    Pod big =
-        new PodBuilder(pod("ns", "urgent", "uid-urgent", 800, 20480))
-            .editSpec()
-            .withPriority(100)
-            .endSpec()
-            .build();
+    Pod big = Fixtures.share("ns", "urgent", "uid-urgent", 800, 20480).priority(100).build();
     ExtenderPreemptionResult r = preempt(big, Map.of("t4", List.of(), "h100", List.of("uid-d")));
     assertThat(r.nodeNameToMetaVictims()).containsOnlyKeys("h100");
     assertThat(victims(r, "h100")).containsExactly("uid-d");
@@ -143,18 +116,12 @@ class PreemptVerbTest {
   @Test
   void aPodWithoutAGpuKeepsKubeSchedulersVictims() {
     Pod cpuOnly =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("cpu")
-            .withNamespace("ns")
-            .withUid("uid-cpu")
-            .endMetadata()
-            .withNewSpec()
-            .withPriority(100)
-            .addNewContainer()
-            .withName("main")
-            .endContainer()
-            .endSpec()
+        TestPods.pod("cpu")
+            .namespace("ns")
+            .uid("uid-cpu")
+            .schedulerName(null)
+            .priority(100)
+            .containers(new ContainerBuilder().withName("main").build())
             .build();
     ExtenderPreemptionResult r = preempt(cpuOnly, Map.of("h100", List.of("uid-b")));
     assertThat(victims(r, "h100")).containsExactly("uid-b");

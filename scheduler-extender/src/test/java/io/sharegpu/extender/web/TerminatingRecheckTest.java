@@ -1,21 +1,18 @@
 package io.sharegpu.extender.web;
 
+import static io.sharegpu.extender.Fixtures.ASSIGNED_AT;
 import static io.sharegpu.extender.Fixtures.addNode;
+import static io.sharegpu.extender.Fixtures.onGpu;
 import static io.sharegpu.extender.Fixtures.pod;
-import static io.sharegpu.extender.Fixtures.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.sharegpu.api.assignment.AssignmentAnnotations;
-import io.sharegpu.api.assignment.ContainerAssignment;
-import io.sharegpu.api.assignment.PodAssignment;
 import io.sharegpu.extender.ClusterFixture;
 import io.sharegpu.extender.Fixtures;
 import io.sharegpu.extender.bind.BindOutcome;
 import io.sharegpu.extender.events.PodEvents;
 import io.sharegpu.extender.metrics.ExtenderMetrics;
-import java.time.Instant;
+import io.sharegpu.testcluster.TestPods;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -44,25 +41,11 @@ class TerminatingRecheckTest {
   }
 
   private static Pod bound(String name, String uid, int milli, boolean terminating) {
-    Pod p = pod("ns", name, uid, milli, 0);
-    var annotations =
-        AssignmentAnnotations.encode(
-            new PodAssignment(
-                "l4",
-                List.of(
-                    new ContainerAssignment(
-                        "main", List.of(uuid("l4", 0)), 23034L * milli / 1000, milli))),
-            Instant.parse("2026-12-01T00:00:00Z"));
-    PodBuilder b =
-        new PodBuilder(p)
-            .editMetadata()
-            .addToAnnotations(annotations)
-            .endMetadata()
-            .editSpec()
-            .withNodeName("l4")
-            .endSpec();
+    TestPods.Builder b =
+        Fixtures.share("ns", name, uid, milli, 0)
+            .assigned(onGpu("l4", 0, 23034L * milli / 1000, milli), ASSIGNED_AT);
     if (terminating) {
-      b.editMetadata().withDeletionTimestamp("2026-12-01T00:00:01Z").endMetadata();
+      b.deleting("2026-12-01T00:00:01Z");
     }
     return b.build();
   }

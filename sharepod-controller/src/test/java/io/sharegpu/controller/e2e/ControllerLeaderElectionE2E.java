@@ -3,7 +3,6 @@ package io.sharegpu.controller.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -12,13 +11,12 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -70,12 +68,8 @@ class ControllerLeaderElectionE2E {
   static void start() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.applyShareGpuCrds();
+    cluster.createNamespace(NAMESPACE);
     for (String node : NODES) {
       createGpuNode(node, "NVIDIA H100 80GB HBM3", 81559, 8);
     }
@@ -296,16 +290,9 @@ class ControllerLeaderElectionE2E {
   }
 
   private static void createGpuNode(String name, String model, long memoryMib, int gpus) {
-    SimulatedNodes.createReadyNode(client, name, SimulatedNodes.gpuHost(gpus, memoryMib));
-    List<GpuStatus> list = new ArrayList<>();
-    for (int i = 0; i < gpus; i++) {
-      list.add(
-          new GpuStatus(
-              String.format("GPU-%08x-0000-0000-0000-%012d", name.hashCode(), i),
-              i,
-              model,
-              memoryMib));
-    }
-    SimulatedNodes.createGpuNode(client, name, list);
+    TestNodes.gpuNode(name)
+        .uuids(i -> TestNodes.nvidiaUuid(name, i))
+        .gpus(gpus, model, memoryMib)
+        .create(client);
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
@@ -12,27 +11,26 @@ import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sharegpu.api.ShareGpuEnv;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestEvents;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
+import io.sharegpu.testcluster.TestSharePods;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -65,12 +63,8 @@ class SharePodE2E {
   static void start() throws IOException {
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.applyShareGpuCrds();
+    cluster.createNamespace(NAMESPACE);
     createGpuNode(H100_NODE, "NVIDIA H100 80GB HBM3", 81559, 4);
     createGpuNode(A100_NODE, "NVIDIA A100-SXM4-40GB", 40960, 2);
     extender = new InTestExtender(client);
@@ -252,10 +246,7 @@ class SharePodE2E {
               Pod current = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
               return current == null || current.getMetadata().getDeletionTimestamp() != null;
             });
-    client.pods().inNamespace(NAMESPACE).withName("notebook").withGracePeriod(0).delete();
-    await()
-        .atMost(WAIT)
-        .until(() -> client.pods().inNamespace(NAMESPACE).withName("notebook").get() == null);
+    TestPods.deleteAndAwaitGone(client, NAMESPACE, "notebook", WAIT);
   }
 
   @Test
@@ -417,8 +408,7 @@ class SharePodE2E {
   }
 
   private static @Nullable SharePodStatus status(String name) {
-    SharePod sp = client.resources(SharePod.class).inNamespace(NAMESPACE).withName(name).get();
-    return sp == null ? null : sp.getStatus();
+    return TestSharePods.status(client, NAMESPACE, name);
   }
 
   private static @Nullable String conditionReason(SharePodStatus status, String type) {
@@ -430,9 +420,7 @@ class SharePodE2E {
   }
 
   private static List<String> events(String name) {
-    return client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
-        .filter(e -> "SharePod".equals(e.getInvolvedObject().getKind()))
-        .filter(e -> name.equals(e.getInvolvedObject().getName()))
+    return TestEvents.about(client, NAMESPACE, "SharePod", name).stream()
         .map(Event::getReason)
         .toList();
   }
@@ -446,29 +434,13 @@ class SharePodE2E {
   }
 
   private static String kubectl(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(TestCluster.repoRoot().resolve("testcluster/kubectl").toString());
-    command.add("--dir");
-    command.add(cluster.dir().toString());
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as(out).isZero();
-    return out;
+    return cluster.kubectl(args);
   }
 
   private static void createGpuNode(String name, String model, long memoryMib, int gpus) {
-    SimulatedNodes.createReadyNode(client, name, SimulatedNodes.gpuHost(gpus, memoryMib));
-    List<GpuStatus> list = new ArrayList<>();
-    for (int i = 0; i < gpus; i++) {
-      list.add(
-          new GpuStatus(
-              String.format("GPU-%08x-0000-0000-0000-%012d", name.hashCode(), i),
-              i,
-              model,
-              memoryMib));
-    }
-    SimulatedNodes.createGpuNode(client, name, list);
+    TestNodes.gpuNode(name)
+        .uuids(i -> TestNodes.nvidiaUuid(name, i))
+        .gpus(gpus, model, memoryMib)
+        .create(client);
   }
 }

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -14,28 +13,26 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.sharegpu.api.ShareGpuAnnotations;
-import io.sharegpu.api.ShareGpuResources;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodGpu;
 import io.sharegpu.api.sharepod.SharePodSpec;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestEvents;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestPods;
+import io.sharegpu.testcluster.TestSharePods;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -65,8 +62,7 @@ class SharePodPreemptionE2E {
   private static final String GPU = "GPU-shp-p-0000-0000-0000-000000000000";
   private static final String LOW = "shp-e2e-low";
   private static final String HIGH = "shp-e2e-high";
-  private static final Path EXTENDER_JAR =
-      TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+  private static final Path EXTENDER_JAR = TestApps.extenderJar();
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -81,12 +77,8 @@ class SharePodPreemptionE2E {
         "needs " + EXTENDER_JAR + ": build with -pl scheduler-extender,sharepod-controller");
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.applyShareGpuCrds();
+    cluster.createNamespace(NAMESPACE);
     for (var pc : List.of(Map.entry(LOW, 10), Map.entry(HIGH, 1000))) {
       client
           .scheduling()
@@ -101,23 +93,14 @@ class SharePodPreemptionE2E {
                   .build())
           .serverSideApply();
     }
-    SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(1, 81559));
-    SimulatedNodes.createGpuNode(
-        client, NODE, List.of(new GpuStatus(GPU, 0, "NVIDIA H100 80GB HBM3", 81559)));
+    TestNodes.gpuNode(NODE).uuids(i -> GPU).gpus(1, "NVIDIA H100 80GB HBM3", 81559).create(client);
     int extenderPort = Ports.free();
     int extenderManagementPort = Ports.free();
     extender =
-        JavaApp.jar(EXTENDER_JAR)
-            .name("scheduler-extender")
-            .args(
-                "--server.port=" + extenderPort,
-                "--sharegpu.extender.management-port=" + extenderManagementPort)
-            .jvmOptions("-XX:TieredStopAtLevel=1", "-Xmx256m")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + extenderManagementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, extenderPort, extenderManagementPort)
+                .name("scheduler-extender"),
+            extenderManagementPort);
     cluster.startScheduler("http://127.0.0.1:" + extenderPort);
     int controllerPort = Ports.free();
     controller =
@@ -341,26 +324,11 @@ class SharePodPreemptionE2E {
   }
 
   private static Pod plainPod(String name, String priorityClass) {
-    Map<String, Quantity> limits = Map.of(ShareGpuResources.GPU_MILLI, new Quantity("1000"));
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(NAMESPACE)
-        .endMetadata()
-        .withNewSpec()
-        .withSchedulerName(ShareGpuAnnotations.SCHEDULER_NAME)
-        .withPriorityClassName(priorityClass)
-        .withTerminationGracePeriodSeconds(0L)
-        .withContainers(
-            new ContainerBuilder()
-                .withName("main")
-                .withImage("registry.k8s.io/pause:3.10")
-                .withNewResources()
-                .withLimits(limits)
-                .withRequests(limits)
-                .endResources()
-                .build())
-        .endSpec()
+    return TestPods.pod(name)
+        .namespace(NAMESPACE)
+        .priorityClass(priorityClass)
+        .gracePeriod(0)
+        .share(1000, 0)
         .build();
   }
 
@@ -373,8 +341,7 @@ class SharePodPreemptionE2E {
   }
 
   private static @Nullable SharePodStatus status(String name) {
-    SharePod sp = client.resources(SharePod.class).inNamespace(NAMESPACE).withName(name).get();
-    return sp == null ? null : sp.getStatus();
+    return TestSharePods.status(client, NAMESPACE, name);
   }
 
   private static Optional<Condition> condition(@Nullable SharePodStatus status, String type) {
@@ -384,26 +351,10 @@ class SharePodPreemptionE2E {
   }
 
   private static List<Event> eventsAbout(String kind, String name) {
-    return client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
-        .filter(
-            e ->
-                kind.equals(e.getInvolvedObject().getKind())
-                    && name.equals(e.getInvolvedObject().getName()))
-        .toList();
+    return TestEvents.about(client, NAMESPACE, kind, name);
   }
 
   private static String kubectl(String... args) throws IOException, InterruptedException {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                TestCluster.repoRoot().resolve("testcluster/kubectl").toString(),
-                "--dir",
-                cluster.dir().toString()));
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as(out).isZero();
-    return out;
+    return cluster.kubectl(args);
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -13,13 +12,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.sharegpu.api.ShareGpuAnnotations;
 import io.sharegpu.api.gpunode.GPUNode;
-import io.sharegpu.api.gpunode.GpuStatus;
 import io.sharegpu.api.sharepod.SharePod;
 import io.sharegpu.api.sharepod.SharePodStatus;
 import io.sharegpu.testcluster.JavaApp;
 import io.sharegpu.testcluster.Ports;
-import io.sharegpu.testcluster.SimulatedNodes;
+import io.sharegpu.testcluster.TestApps;
 import io.sharegpu.testcluster.TestCluster;
+import io.sharegpu.testcluster.TestNodes;
+import io.sharegpu.testcluster.TestSharePods;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -48,8 +48,7 @@ class SharePodRealExtenderE2E {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String NAMESPACE = "shp-x-e2e-" + Long.toString(System.nanoTime(), 36);
   private static final String NODE = "shp-x-e2e-h100";
-  private static final Path EXTENDER_JAR =
-      TestCluster.repoRoot().resolve("scheduler-extender/target/sharegpu-scheduler-extender.jar");
+  private static final Path EXTENDER_JAR = TestApps.extenderJar();
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -63,27 +62,16 @@ class SharePodRealExtenderE2E {
         "needs " + EXTENDER_JAR + ": build with -pl scheduler-extender,sharepod-controller");
     cluster = TestCluster.shared();
     client = cluster.client();
-    cluster.applyCrds(TestCluster.repoRoot().resolve("charts/sharegpu/crds"));
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
+    cluster.applyShareGpuCrds();
+    cluster.createNamespace(NAMESPACE);
     createGpuNode();
     int extenderPort = Ports.free();
     int extenderManagementPort = Ports.free();
     extender =
-        JavaApp.jar(EXTENDER_JAR)
-            .name("scheduler-extender")
-            .args(
-                "--server.port=" + extenderPort,
-                "--sharegpu.extender.management-port=" + extenderManagementPort)
-            .jvmOptions("-XX:TieredStopAtLevel=1", "-Xmx256m")
-            .env("KUBECONFIG", cluster.kubeconfig().toString())
-            .start()
-            .waitForHttp(
-                "http://127.0.0.1:" + extenderManagementPort + "/actuator/health/readiness",
-                Duration.ofSeconds(120));
+        TestApps.startAndAwaitReady(
+            TestApps.extender(cluster, extenderPort, extenderManagementPort)
+                .name("scheduler-extender"),
+            extenderManagementPort);
     cluster.startScheduler("http://127.0.0.1:" + extenderPort);
     int controllerPort = Ports.free();
     controller =
@@ -324,19 +312,13 @@ class SharePodRealExtenderE2E {
   }
 
   private static @Nullable SharePodStatus status(String name) {
-    SharePod sp = client.resources(SharePod.class).inNamespace(NAMESPACE).withName(name).get();
-    return sp == null ? null : sp.getStatus();
+    return TestSharePods.status(client, NAMESPACE, name);
   }
 
   private static void createGpuNode() {
-    SimulatedNodes.createReadyNode(client, NODE, SimulatedNodes.gpuHost(2, 81559));
-    SimulatedNodes.createGpuNode(
-        client,
-        NODE,
-        List.of(
-            new GpuStatus(
-                "GPU-shp-x-0000-0000-0000-000000000000", 0, "NVIDIA H100 80GB HBM3", 81559),
-            new GpuStatus(
-                "GPU-shp-x-0000-0000-0000-000000000001", 1, "NVIDIA H100 80GB HBM3", 81559)));
+    TestNodes.gpuNode(NODE)
+        .uuids(i -> "GPU-shp-x-0000-0000-0000-00000000000" + i)
+        .gpus(2, "NVIDIA H100 80GB HBM3", 81559)
+        .create(client);
   }
 }
