@@ -1,16 +1,58 @@
 package io.sharegpu.core.placement;
 
 import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.request.PodDemand;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A pod evaluated on one node: the grants it would get and the policy's score, or {@link #NO_FIT}.
+ * A pod evaluated on one node: the placement it would get and the policy's score, or {@link
+ * #NO_FIT}. The placement is kept as a {@link CandidateGrant}; its grant objects are built only
+ * when asked for ({@link #grants}: the chosen node of {@code choose}/{@code place}, or {@code
+ * explain}), not for every node a filter scores. Not thread-safe.
  */
-record Outcome(List<ContainerGrant> grants, double score) {
+final class Outcome {
   /** The pod does not fit the node. */
-  static final Outcome NO_FIT = new Outcome(List.of(), Double.NaN);
+  static final Outcome NO_FIT = new Outcome(null, null, null, Double.NaN);
+
+  private final @Nullable NodeView view;
+  private final @Nullable PodDemand pod;
+  private final @Nullable CandidateGrant candidate;
+  private final double score;
+  private @Nullable List<ContainerGrant> grants;
+
+  /**
+   * @param candidate a frozen placement (not the evaluator's reused one)
+   */
+  Outcome(
+      @Nullable NodeView view,
+      @Nullable PodDemand pod,
+      @Nullable CandidateGrant candidate,
+      double score) {
+    this.view = view;
+    this.pod = pod;
+    this.candidate = candidate;
+    this.score = score;
+  }
 
   boolean fits() {
     return this != NO_FIT;
+  }
+
+  double score() {
+    return score;
+  }
+
+  /** The grants, in the pod's container order; empty for {@link #NO_FIT}. */
+  List<ContainerGrant> grants() {
+    List<ContainerGrant> g = grants;
+    if (g == null) {
+      g =
+          view == null || pod == null || candidate == null
+              ? List.of()
+              : List.copyOf(candidate.grants(view, pod));
+      grants = g;
+    }
+    return g;
   }
 }
