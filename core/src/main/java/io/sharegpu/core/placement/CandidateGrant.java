@@ -6,7 +6,6 @@ import io.sharegpu.core.ledger.GpuUsage;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -27,6 +26,9 @@ import java.util.List;
  * [2, 1]}, {@code gpu = [4, 5, 1]}, {@code computeMilli = [1000, 1000, 300]}.
  */
 public final class CandidateGrant {
+  private static final int MEMORY_BITS = 40;
+  private static final long MEMORY_MASK = (1L << MEMORY_BITS) - 1;
+
   private int containers;
   private int slots;
   private int[] start = new int[1];
@@ -36,17 +38,6 @@ public final class CandidateGrant {
   private long[] memory = new long[1];
 
   CandidateGrant() {}
-
-  /** A frozen copy with arrays of exactly the needed size. */
-  private CandidateGrant(CandidateGrant o) {
-    this.containers = o.containers;
-    this.slots = o.slots;
-    this.start = Arrays.copyOf(o.start, o.containers);
-    this.granted = Arrays.copyOf(o.granted, o.containers);
-    this.gpu = Arrays.copyOf(o.gpu, o.slots);
-    this.milli = Arrays.copyOf(o.milli, o.slots);
-    this.memory = Arrays.copyOf(o.memory, o.slots);
-  }
 
   /**
    * Makes room for {@code pod}, with no container granted: a share takes one slot, {@code k} whole
@@ -88,9 +79,41 @@ public final class CandidateGrant {
     granted[c] = count;
   }
 
-  /** A copy that stays as it is while this one is reused. */
-  CandidateGrant copy() {
-    return new CandidateGrant(this);
+  /**
+   * Returns a complete candidate (every container granted in full) in one array, which stays as it
+   * is while this object is reused: slot {@code k} as {@code gpu << 40 | memoryMib}. The compute of
+   * each slot is the pod's (a share's compute, 1000 for a whole GPU), so {@link #grants(NodeView,
+   * PodDemand, long[])} rebuilds the grants from it and the pod.
+   */
+  long[] packed() {
+    long[] out = new long[slots];
+    for (int k = 0; k < slots; k++) {
+      if ((memory[k] & ~MEMORY_MASK) != 0) {
+        throw new IllegalStateException("GPU memory out of range: " + memory[k] + " MiB");
+      }
+      out[k] = (long) gpu[k] << MEMORY_BITS | memory[k];
+    }
+    return out;
+  }
+
+  /** The grants of a {@link #packed} complete candidate of {@code pod}: as {@link #grants}. */
+  static List<ContainerGrant> grants(NodeView view, PodDemand pod, long[] packed) {
+    List<GpuUsage> gpus = view.gpus();
+    List<GpuDemand> cs = pod.containers();
+    List<ContainerGrant> out = new ArrayList<>(cs.size());
+    int k = 0;
+    for (int c = 0, cn = cs.size(); c < cn; c++) {
+      GpuDemand d = cs.get(c);
+      int count = d.isShare() ? 1 : d.wholeGpus();
+      int milli = d.isShare() ? d.computeMilli() : GpuDemand.WHOLE_GPU_MILLI;
+      GpuGrant[] gg = new GpuGrant[count];
+      for (int j = 0; j < count; j++, k++) {
+        int i = (int) (packed[k] >>> MEMORY_BITS);
+        gg[j] = new GpuGrant(gpus.get(i).gpu().uuid(), milli, packed[k] & MEMORY_MASK);
+      }
+      out.add(new ContainerGrant(d.container(), List.of(gg), FitRules.limitMilli(d)));
+    }
+    return out;
   }
 
   /** Number of the pod's containers (granted or not). */

@@ -13,6 +13,11 @@ import org.jspecify.annotations.Nullable;
  * then each container in plan order on the GPU the policy prefers (the earliest GPU on a tie within
  * rounding, {@link #better}). Reuses scratch arrays between calls; not thread-safe.
  *
+ * <p>Candidates are scored as one reused {@link CandidateGrant} ({@link
+ * PlacementPolicy#scoreCandidate}), so that scoring allocates no grant objects; the node's chosen
+ * placement is kept in its {@link Outcome} as one packed array, and turned into grant objects only
+ * when a caller asks for them.
+ *
  * <p>With {@link #evaluateTrackingOrder} it also tells whether the GPU choice depends on the order
  * of the node's GPUs (two unlike GPUs within rounding of each other), i.e. whether the answer may
  * stand for every node in the same state.
@@ -46,7 +51,6 @@ final class NodeEvaluator {
       return fail(f, Refusal.HOST_MEMORY, -1, 0);
     }
     int n = u.size();
-    int containers = pod.containers().size();
     if (scratchMilli.length < n) {
       scratchMilli = new int[n];
       scratchMem = new long[n];
@@ -169,7 +173,7 @@ final class NodeEvaluator {
     if (view == null) {
       view = view(u);
     }
-    return new Outcome(view, pod, cand.copy(), policy.scoreCandidate(view, pod, cand));
+    return new Outcome(view, pod, cand.packed(), policy.scoreCandidate(view, pod, cand));
   }
 
   /**

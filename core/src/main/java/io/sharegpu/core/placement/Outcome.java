@@ -7,9 +7,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A pod evaluated on one node: the placement it would get and the policy's score, or {@link
- * #NO_FIT}. The placement is kept as a {@link CandidateGrant}; its grant objects are built only
- * when asked for ({@link #grants}: the chosen node of {@code choose}/{@code place}, or {@code
- * explain}), not for every node a filter scores. Not thread-safe.
+ * #NO_FIT}. The placement is kept packed ({@link CandidateGrant#packed}); its grant objects are
+ * built only when asked for ({@link #grants}: the chosen node of {@code choose}/{@code place}, or
+ * {@code explain}), not for every node a filter scores. Not thread-safe.
  */
 final class Outcome {
   /** The pod does not fit the node. */
@@ -17,21 +17,18 @@ final class Outcome {
 
   private final @Nullable NodeView view;
   private final @Nullable PodDemand pod;
-  private final @Nullable CandidateGrant candidate;
+  private final long @Nullable [] placement;
   private final double score;
   private @Nullable List<ContainerGrant> grants;
 
   /**
-   * @param candidate a frozen placement (not the evaluator's reused one)
+   * @param placement the complete placement, {@link CandidateGrant#packed}
    */
   Outcome(
-      @Nullable NodeView view,
-      @Nullable PodDemand pod,
-      @Nullable CandidateGrant candidate,
-      double score) {
+      @Nullable NodeView view, @Nullable PodDemand pod, long @Nullable [] placement, double score) {
     this.view = view;
     this.pod = pod;
-    this.candidate = candidate;
+    this.placement = placement;
     this.score = score;
   }
 
@@ -48,9 +45,9 @@ final class Outcome {
     List<ContainerGrant> g = grants;
     if (g == null) {
       g =
-          view == null || pod == null || candidate == null
+          view == null || pod == null || placement == null
               ? List.of()
-              : List.copyOf(candidate.grants(view, pod));
+              : List.copyOf(CandidateGrant.grants(view, pod, placement));
       grants = g;
     }
     return g;

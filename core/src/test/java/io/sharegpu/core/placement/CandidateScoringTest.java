@@ -53,6 +53,7 @@ class CandidateScoringTest {
     assertThat(seen.wholeGpus).isGreaterThan(200);
     assertThat(seen.sameGpuTwice).isGreaterThan(20);
     assertThat(seen.hostTracked).isGreaterThan(200);
+    assertThat(seen.packed).isGreaterThan(SEEDS * STEPS / 2);
   }
 
   private static final class Seen {
@@ -62,6 +63,18 @@ class CandidateScoringTest {
     int wholeGpus;
     int sameGpuTwice;
     int hostTracked;
+    int packed;
+  }
+
+  /** Whether every container of the pod is granted in full, as in an engine's outcome. */
+  private static boolean complete(CandidateGrant candidate, PodDemand pod) {
+    for (int c = 0; c < candidate.containers(); c++) {
+      GpuDemand d = pod.containers().get(c);
+      if (candidate.granted(c) != (d.isShare() ? 1 : d.wholeGpus())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void run(String name, long seed, Seen seen) {
@@ -100,6 +113,14 @@ class CandidateScoringTest {
             .as("%s seed %d step %d node %s pod %s", name, seed, step, node.name(), pod)
             .isEqualTo(fromGrants);
         seen.compared++;
+        if (!complete(candidate, pod)) {
+          continue;
+        }
+        // what an outcome keeps: one packed array, rebuilt into the same grants
+        assertThat(CandidateGrant.grants(view, pod, candidate.packed()))
+            .as("packed, seed %d step %d node %s", seed, step, node.name())
+            .isEqualTo(candidate.grants(view, pod));
+        seen.packed++;
         if (node.cpuMilli() > 0) {
           seen.hostTracked++;
         }
