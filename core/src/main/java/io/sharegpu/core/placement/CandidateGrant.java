@@ -3,6 +3,7 @@ package io.sharegpu.core.placement;
 import io.sharegpu.core.ledger.ContainerGrant;
 import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.ledger.GpuUsage;
+import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.ArrayList;
@@ -82,7 +83,7 @@ public final class CandidateGrant {
   /**
    * Returns a complete candidate (every container granted in full) in one array, which stays as it
    * is while this object is reused: slot {@code k} as {@code gpu << 40 | memoryMib}. The compute of
-   * each slot is the pod's (a share's compute, 1000 for a whole GPU), so {@link #grants(NodeView,
+   * each slot is the pod's (a share's compute, 1000 for a whole GPU), so {@link #grants(NodeUsage,
    * PodDemand, long[])} rebuilds the grants from it and the pod.
    */
   long[] packed() {
@@ -97,8 +98,7 @@ public final class CandidateGrant {
   }
 
   /** The grants of a {@link #packed} complete candidate of {@code pod}: as {@link #grants}. */
-  static List<ContainerGrant> grants(NodeView view, PodDemand pod, long[] packed) {
-    List<GpuUsage> gpus = view.gpus();
+  static List<ContainerGrant> grants(NodeUsage usage, PodDemand pod, long[] packed) {
     List<GpuDemand> cs = pod.containers();
     List<ContainerGrant> out = new ArrayList<>(cs.size());
     int k = 0;
@@ -109,7 +109,7 @@ public final class CandidateGrant {
       GpuGrant[] gg = new GpuGrant[count];
       for (int j = 0; j < count; j++, k++) {
         int i = (int) (packed[k] >>> MEMORY_BITS);
-        gg[j] = new GpuGrant(gpus.get(i).gpu().uuid(), milli, packed[k] & MEMORY_MASK);
+        gg[j] = new GpuGrant(usage.gpu(i).uuid(), milli, packed[k] & MEMORY_MASK);
       }
       out.add(new ContainerGrant(d.container(), List.of(gg), FitRules.limitMilli(d)));
     }

@@ -1,6 +1,7 @@
 package io.sharegpu.core.placement;
 
 import io.sharegpu.core.ledger.ContainerGrant;
+import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.request.PodDemand;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -15,18 +16,22 @@ final class Outcome {
   /** The pod does not fit the node. */
   static final Outcome NO_FIT = new Outcome(null, null, null, Double.NaN);
 
-  private final @Nullable NodeView view;
+  private final @Nullable NodeUsage usage;
   private final @Nullable PodDemand pod;
   private final long @Nullable [] placement;
   private final double score;
   private @Nullable List<ContainerGrant> grants;
 
   /**
+   * @param usage the node evaluated (its GPUs' UUIDs name the grants)
    * @param placement the complete placement, {@link CandidateGrant#packed}
    */
   Outcome(
-      @Nullable NodeView view, @Nullable PodDemand pod, long @Nullable [] placement, double score) {
-    this.view = view;
+      @Nullable NodeUsage usage,
+      @Nullable PodDemand pod,
+      long @Nullable [] placement,
+      double score) {
+    this.usage = usage;
     this.pod = pod;
     this.placement = placement;
     this.score = score;
@@ -45,9 +50,9 @@ final class Outcome {
     List<ContainerGrant> g = grants;
     if (g == null) {
       g =
-          view == null || pod == null || placement == null
+          usage == null || pod == null || placement == null
               ? List.of()
-              : List.copyOf(CandidateGrant.grants(view, pod, placement));
+              : List.copyOf(CandidateGrant.grants(usage, pod, placement));
       grants = g;
     }
     return g;

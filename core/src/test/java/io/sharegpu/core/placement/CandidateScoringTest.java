@@ -117,7 +117,7 @@ class CandidateScoringTest {
           continue;
         }
         // what an outcome keeps: one packed array, rebuilt into the same grants
-        assertThat(CandidateGrant.grants(view, pod, candidate.packed()))
+        assertThat(CandidateGrant.grants(u, pod, candidate.packed()))
             .as("packed, seed %d step %d node %s", seed, step, node.name())
             .isEqualTo(candidate.grants(view, pod));
         seen.packed++;
