@@ -89,12 +89,22 @@ public final class CandidateGrant {
   long[] packed() {
     long[] out = new long[slots];
     for (int k = 0; k < slots; k++) {
-      if ((memory[k] & ~MEMORY_MASK) != 0) {
-        throw new IllegalStateException("GPU memory out of range: " + memory[k] + " MiB");
-      }
-      out[k] = (long) gpu[k] << MEMORY_BITS | memory[k];
+      out[k] = packed(k);
     }
     return out;
+  }
+
+  /** Slot {@code k} as {@link #packed} gives it. */
+  long packed(int k) {
+    if ((memory[k] & ~MEMORY_MASK) != 0) {
+      throw new IllegalStateException("GPU memory out of range: " + memory[k] + " MiB");
+    }
+    return (long) gpu[k] << MEMORY_BITS | memory[k];
+  }
+
+  /** Number of slots of the pod (granted or not). */
+  int slots() {
+    return slots;
   }
 
   /** The grants of a {@link #packed} complete candidate of {@code pod}: as {@link #grants}. */

@@ -173,7 +173,7 @@ final class NodeEvaluator {
     if (view == null) {
       view = view(u);
     }
-    return new Outcome(u, pod, cand.packed(), policy.scoreCandidate(view, pod, cand));
+    return Outcome.of(u, pod, cand, policy.scoreCandidate(view, pod, cand));
   }
 
   /**

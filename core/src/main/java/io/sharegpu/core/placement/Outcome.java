@@ -14,26 +14,40 @@ import org.jspecify.annotations.Nullable;
  */
 final class Outcome {
   /** The pod does not fit the node. */
-  static final Outcome NO_FIT = new Outcome(null, null, null, Double.NaN);
+  static final Outcome NO_FIT = new Outcome(null, null, null, 0, Double.NaN);
 
   private final @Nullable NodeUsage usage;
   private final @Nullable PodDemand pod;
   private final long @Nullable [] placement;
+  private final long onlySlot;
   private final double score;
   private @Nullable List<ContainerGrant> grants;
 
   /**
-   * @param usage the node evaluated (its GPUs' UUIDs name the grants)
-   * @param placement the complete placement, {@link CandidateGrant#packed}
+   * The pod fits: {@code candidate}, complete, scored {@code score} on {@code usage}, kept as
+   * {@link CandidateGrant#packed} (a placement of one slot, the common case, without an array).
    */
-  Outcome(
+  static Outcome of(NodeUsage usage, PodDemand pod, CandidateGrant candidate, double score) {
+    return candidate.slots() == 1
+        ? new Outcome(usage, pod, null, candidate.packed(0), score)
+        : new Outcome(usage, pod, candidate.packed(), 0, score);
+  }
+
+  /**
+   * @param usage the node evaluated (its GPUs' UUIDs name the grants)
+   * @param placement the complete placement, {@link CandidateGrant#packed}, or null for one slot
+   * @param onlySlot that slot when {@code placement} is null
+   */
+  private Outcome(
       @Nullable NodeUsage usage,
       @Nullable PodDemand pod,
       long @Nullable [] placement,
+      long onlySlot,
       double score) {
     this.usage = usage;
     this.pod = pod;
     this.placement = placement;
+    this.onlySlot = onlySlot;
     this.score = score;
   }
 
@@ -50,9 +64,11 @@ final class Outcome {
     List<ContainerGrant> g = grants;
     if (g == null) {
       g =
-          usage == null || pod == null || placement == null
+          usage == null || pod == null
               ? List.of()
-              : List.copyOf(CandidateGrant.grants(usage, pod, placement));
+              : List.copyOf(
+                  CandidateGrant.grants(
+                      usage, pod, placement != null ? placement : new long[] {onlySlot}));
       grants = g;
     }
     return g;
