@@ -1,21 +1,22 @@
 package io.sharegpu.core.placement;
 
-import io.sharegpu.core.ledger.ContainerGrant;
-import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Evaluates a pod on one node with the {@link FitRules} and the policy: host CPU and memory first,
  * then each container in plan order on the GPU the policy prefers (the earliest GPU on a tie within
  * rounding, {@link #better}). Reuses scratch arrays between calls; not thread-safe.
+ *
+ * <p>Candidates are scored as one reused {@link CandidateGrant} ({@link
+ * PlacementPolicy#scoreCandidate}), so that scoring allocates no grant objects; the node's chosen
+ * placement is kept in its {@link Outcome} as one packed array, and turned into grant objects only
+ * when a caller asks for them.
  *
  * <p>With {@link #evaluateTrackingOrder} it also tells whether the GPU choice depends on the order
  * of the node's GPUs (two unlike GPUs within rounding of each other), i.e. whether the answer may
@@ -31,6 +32,7 @@ final class NodeEvaluator {
   private int[] scratchMilli = new int[8];
   private long[] scratchMem = new long[8];
   private int[] scratchTaken = new int[8];
+  private final CandidateGrant candidate = new CandidateGrant();
 
   NodeEvaluator(PlacementPolicy policy) {
     this.policy = policy;
@@ -49,7 +51,6 @@ final class NodeEvaluator {
       return fail(f, Refusal.HOST_MEMORY, -1, 0);
     }
     int n = u.size();
-    int containers = pod.containers().size();
     if (scratchMilli.length < n) {
       scratchMilli = new int[n];
       scratchMem = new long[n];
@@ -67,7 +68,8 @@ final class NodeEvaluator {
       scratchScore = new double[n];
     }
     double[] scoreOf = scratchScore;
-    GpuGrant[][] chosen = new GpuGrant[containers][];
+    CandidateGrant cand = candidate;
+    cand.reset(pod);
     NodeView view = null;
     for (int oi : plan.order) {
       GpuDemand d = pod.containers().get(oi);
@@ -83,12 +85,11 @@ final class NodeEvaluator {
           if (mem < 0) {
             continue;
           }
-          Gpu gpu = u.gpu(i);
           double s;
           if (preference != null) {
             s =
                 preference.gpuScore(
-                    gpu,
+                    u.gpu(i),
                     u.usedMilli(i) + addMilli[i],
                     u.usedMemoryMib(i) + addMem[i],
                     d.computeMilli(),
@@ -97,9 +98,10 @@ final class NodeEvaluator {
             if (view == null) {
               view = view(u);
             }
-            chosen[oi] = new GpuGrant[] {new GpuGrant(gpu.uuid(), d.computeMilli(), mem)};
-            s = policy.score(view, pod, grants(pod, chosen));
-            chosen[oi] = null;
+            cand.set(oi, 0, i, d.computeMilli(), mem);
+            cand.setGranted(oi, 1);
+            s = policy.scoreCandidate(view, pod, cand);
+            cand.setGranted(oi, 0);
           }
           if (trackOrder) {
             scoreOf[i] = s;
@@ -116,13 +118,13 @@ final class NodeEvaluator {
         if (trackOrder) {
           checkOrder(plan, u, best, bestScore, d, addMilli, addMem, takenBy);
         }
-        chosen[oi] = new GpuGrant[] {new GpuGrant(u.gpu(best).uuid(), d.computeMilli(), bestMem)};
+        cand.set(oi, 0, best, d.computeMilli(), bestMem);
+        cand.setGranted(oi, 1);
         addMilli[best] += d.computeMilli();
         addMem[best] += bestMem;
       } else {
         int k = d.wholeGpus();
         long perGpuMem = FitRules.perGpuMemory(d);
-        GpuGrant[] picked = new GpuGrant[k];
         for (int j = 0; j < k; j++) {
           int best = -1;
           double bestScore = Double.NEGATIVE_INFINITY;
@@ -132,18 +134,18 @@ final class NodeEvaluator {
                 || !FitRules.wholeTakes(u, i, perGpuMem, addMilli[i])) {
               continue;
             }
-            Gpu gpu = u.gpu(i);
             double s;
             if (preference != null) {
+              Gpu gpu = u.gpu(i);
               s = preference.gpuScore(gpu, 0, 0, GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
             } else {
               if (view == null) {
                 view = view(u);
               }
-              picked[j] = new GpuGrant(gpu.uuid(), GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
-              chosen[oi] = Arrays.copyOf(picked, j + 1);
-              s = policy.score(view, pod, grants(pod, chosen));
-              chosen[oi] = null;
+              cand.set(oi, j, i, GpuDemand.WHOLE_GPU_MILLI, u.memoryMib(i));
+              cand.setGranted(oi, j + 1);
+              s = policy.scoreCandidate(view, pod, cand);
+              cand.setGranted(oi, 0);
             }
             if (trackOrder) {
               scoreOf[i] = s;
@@ -159,20 +161,19 @@ final class NodeEvaluator {
           if (trackOrder) {
             checkOrder(plan, u, best, bestScore, d, addMilli, addMem, takenBy);
           }
-          Gpu gpu = u.gpu(best);
-          picked[j] = new GpuGrant(gpu.uuid(), GpuDemand.WHOLE_GPU_MILLI, gpu.memoryMib());
+          long mem = u.memoryMib(best);
+          cand.set(oi, j, best, GpuDemand.WHOLE_GPU_MILLI, mem);
           takenBy[best] = oi;
           addMilli[best] += GpuDemand.WHOLE_GPU_MILLI;
-          addMem[best] += gpu.memoryMib();
+          addMem[best] += mem;
         }
-        chosen[oi] = picked;
+        cand.setGranted(oi, k);
       }
     }
-    List<ContainerGrant> grants = grants(pod, chosen);
     if (view == null) {
       view = view(u);
     }
-    return new Outcome(grants, policy.score(view, pod, grants));
+    return Outcome.of(u, pod, cand, policy.scoreCandidate(view, pod, cand));
   }
 
   /**
@@ -237,19 +238,6 @@ final class NodeEvaluator {
       f.takenBy = Arrays.copyOf(scratchTaken, n);
     }
     return fail(f, refusal, container, available);
-  }
-
-  /** Grants of the containers chosen so far, in the pod's container order. */
-  private static List<ContainerGrant> grants(PodDemand pod, @Nullable GpuGrant[][] chosen) {
-    List<ContainerGrant> out = new ArrayList<>(chosen.length);
-    for (int c = 0; c < chosen.length; c++) {
-      GpuGrant[] g = chosen[c];
-      if (g != null) {
-        GpuDemand d = pod.containers().get(c);
-        out.add(new ContainerGrant(d.container(), List.of(g), FitRules.limitMilli(d)));
-      }
-    }
-    return out;
   }
 
   private static NodeView view(NodeUsage u) {

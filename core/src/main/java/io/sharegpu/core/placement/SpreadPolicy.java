@@ -26,6 +26,14 @@ public record SpreadPolicy() implements PlacementPolicy, GpuPreference {
     return -u[0] + 1e-3 * (1 - u[1]);
   }
 
+  /** {@link #score} from the candidate's arrays, with the same arithmetic. */
+  @Override
+  public double scoreCandidate(NodeView view, PodDemand pod, CandidateGrant candidate) {
+    double[] u = new double[2];
+    Utilization.after(view.gpus(), candidate, u);
+    return -u[0] + 1e-3 * (1 - u[1]);
+  }
+
   @Override
   public double gpuScore(
       Gpu gpu, int usedMilli, long usedMemoryMib, int addMilli, long addMemoryMib) {

@@ -51,4 +51,38 @@ final class Utilization {
     out[0] = gpus.isEmpty() ? 0 : sum / gpus.size();
     out[1] = granted == 0 ? 0 : grantedSum / granted;
   }
+
+  /**
+   * As {@link #after(List, List, double[])}, from a candidate's arrays: the same sums in the same
+   * order.
+   */
+  static void after(List<GpuUsage> gpus, CandidateGrant candidate, double[] out) {
+    double sum = 0;
+    double grantedSum = 0;
+    int granted = 0;
+    int cn = candidate.containers();
+    for (int i = 0, n = gpus.size(); i < n; i++) {
+      GpuUsage u = gpus.get(i);
+      long milli = u.usedMilli();
+      long mem = u.usedMemoryMib();
+      boolean hit = false;
+      for (int c = 0; c < cn; c++) {
+        for (int k = candidate.start(c), end = k + candidate.granted(c); k < end; k++) {
+          if (candidate.gpu(k) == i) {
+            milli += candidate.computeMilli(k);
+            mem += candidate.memoryMib(k);
+            hit = true;
+          }
+        }
+      }
+      double util = of(u.gpu(), milli, mem);
+      sum += util;
+      if (hit) {
+        grantedSum += util;
+        granted++;
+      }
+    }
+    out[0] = gpus.isEmpty() ? 0 : sum / gpus.size();
+    out[1] = granted == 0 ? 0 : grantedSum / granted;
+  }
 }

@@ -5,6 +5,7 @@ import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.ledger.GpuUsage;
 import io.sharegpu.core.model.Gpu;
 import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.core.placement.CandidateGrant;
 import io.sharegpu.core.placement.NodeView;
 import java.util.HashMap;
 import java.util.List;
@@ -34,6 +35,8 @@ final class FragmentIndex {
   private int[] scratchFree = new int[8];
   private int[] scratchFit = new int[0];
   private int[] scratchBelow = new int[0];
+  private int[] touchedGpu = new int[8];
+  private int[] touchedFree = new int[8];
   private final GrowthMemo[] memos = new GrowthMemo[4];
   private int nextMemo;
   private @Nullable Entry last;
@@ -117,6 +120,113 @@ final class FragmentIndex {
     lastFreeCpu = cpu;
     lastCpuTracked = e.cpuTracked;
     return sum(total, e.cpuTracked, cpu, fit, below);
+  }
+
+  /**
+   * The fragment of the node after {@code candidate} and {@code cpuMilli} more host CPU are taken:
+   * the same number as {@link #after(NodeView, Workload, List, long)} on the candidate's grants.
+   * Copies none of the node's arrays: it notes the free compute after the candidate of the GPUs the
+   * candidate touches only, and the pass over the shapes adjusts each shape's counts for those GPUs
+   * on the fly (the same integer counts, hence the same sum).
+   *
+   * <p>Example: 8 idle GPUs of 1000m and a 300m share on GPU 2: one touched GPU, free 1000 → 700; a
+   * shape of 500m keeps fit 8 (700 ≥ 500), a shape of 800m goes from fit 8 to 7 and from 0 to 700
+   * below.
+   */
+  double after(NodeView view, Workload w, CandidateGrant candidate, long cpuMilli) {
+    Entry e = entry(view, w);
+    int n = e.free.length;
+    if (touchedGpu.length < n) {
+      touchedGpu = new int[n];
+      touchedFree = new int[n];
+    }
+    int[] gpu = touchedGpu;
+    int[] freeAfter = touchedFree;
+    int touched = 0;
+    for (int c = 0, cn = candidate.containers(); c < cn; c++) {
+      for (int k = candidate.start(c), end = k + candidate.granted(c); k < end; k++) {
+        int i = candidate.gpu(k);
+        if (i < 0 || i >= n) {
+          continue;
+        }
+        int t = 0;
+        while (t < touched && gpu[t] != i) {
+          t++;
+        }
+        if (t == touched) {
+          gpu[t] = i;
+          freeAfter[t] = e.free[i];
+          touched++;
+        }
+        freeAfter[t] = Math.max(0, freeAfter[t] - candidate.computeMilli(k));
+      }
+    }
+    int total = e.total;
+    int changed = 0;
+    for (int t = 0; t < touched; t++) {
+      int fa = freeAfter[t];
+      int fb = e.free[gpu[t]];
+      if (fa != fb) {
+        total += fa - fb;
+        gpu[changed] = gpu[t];
+        freeAfter[changed] = fa;
+        changed++;
+      }
+    }
+    long cpu = e.cpuTracked ? Math.max(0, view.freeCpuMilli() - cpuMilli) : Long.MAX_VALUE;
+    lastTotalFree = total;
+    lastFreeCpu = cpu;
+    lastCpuTracked = e.cpuTracked;
+    return sumAfter(e, total, cpu, gpu, freeAfter, changed);
+  }
+
+  /**
+   * {@link #sum} of the node's counts adjusted for {@code changed} GPUs ({@code gpu[t]} now has
+   * {@code freeAfter[t]} free), the same adjustment as {@link #after(NodeView, Workload, List,
+   * long)} makes on its copies.
+   */
+  private double sumAfter(
+      Entry e, int total, long freeCpu, int[] gpu, int[] freeAfter, int changed) {
+    if (total == 0) {
+      return 0;
+    }
+    boolean cpuTracked = e.cpuTracked;
+    double f = 0;
+    for (int s = 0, sn = probability.length; s < sn; s++) {
+      double p = probability[s];
+      if (p == 0) {
+        continue;
+      }
+      int count = shapeCount[s];
+      if (count == 0 || (cpuTracked && shapeCpu[s] > freeCpu)) {
+        f += p * total;
+        continue;
+      }
+      int fit = e.fit[s];
+      int below = e.below[s];
+      int m = shapeMilli[s];
+      for (int t = 0; t < changed; t++) {
+        int i = gpu[t];
+        int fb = e.free[i];
+        int fa = freeAfter[t];
+        if (!e.allowed[i][s]) {
+          below += fa - fb;
+          continue;
+        }
+        if (fb >= m) {
+          fit--;
+        } else {
+          below -= fb;
+        }
+        if (fa >= m) {
+          fit++;
+        } else {
+          below += fa;
+        }
+      }
+      f += p * (fit >= count ? below : total);
+    }
+    return f;
   }
 
   /** Free GPU compute of the node after the grant of the last {@link #after} call. */

@@ -4,6 +4,7 @@ import io.sharegpu.core.ledger.ContainerGrant;
 import io.sharegpu.core.ledger.GpuGrant;
 import io.sharegpu.core.ledger.GpuUsage;
 import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.placement.CandidateGrant;
 import io.sharegpu.core.placement.GpuPreference;
 import io.sharegpu.core.placement.NodeView;
 import io.sharegpu.core.placement.PlacementPolicy;
@@ -243,6 +244,34 @@ public final class ShareGpuPolicy
     return s;
   }
 
+  /** {@link #score} from the candidate's arrays, with the same arithmetic in the same order. */
+  @Override
+  public double scoreCandidate(NodeView view, PodDemand pod, CandidateGrant candidate) {
+    long cpuMilli = pod.cpuMilli();
+    double s =
+        scoreAfter(
+            view, index.after(view, workload, candidate, cpuMilli), cpuMilli, pod.memoryMib());
+    if (reserveWeight != 0 && pod.models().isEmpty() && supplyTotal > 0 && gpuSeen > 0) {
+      s -= reserveWeight * reservedCharge(view, candidate);
+    }
+    return s;
+  }
+
+  /** As {@link #reservedCharge(NodeView, List)}, from the candidate's arrays. */
+  private double reservedCharge(NodeView view, CandidateGrant candidate) {
+    double charge = 0;
+    List<GpuUsage> gpus = view.gpus();
+    for (int c = 0, cn = candidate.containers(); c < cn; c++) {
+      for (int k = candidate.start(c), end = k + candidate.granted(c); k < end; k++) {
+        int i = candidate.gpu(k);
+        if (i >= 0 && i < gpus.size()) {
+          charge += candidate.computeMilli(k) * pressure(gpus.get(i).gpu().model());
+        }
+      }
+    }
+    return charge;
+  }
+
   /** Σ over the grant's GPUs of the compute taken × the pressure of the GPU's model. */
   private double reservedCharge(NodeView view, List<ContainerGrant> grant) {
     double charge = 0;
@@ -266,7 +295,14 @@ public final class ShareGpuPolicy
   }
 
   private double score(NodeView view, List<ContainerGrant> grant, long cpuMilli, long memoryMib) {
-    double fragmentAfter = index.after(view, workload, grant, cpuMilli);
+    return scoreAfter(view, index.after(view, workload, grant, cpuMilli), cpuMilli, memoryMib);
+  }
+
+  /**
+   * The score once {@link FragmentIndex#after} has given the fragment after the placement (and
+   * noted the free GPU and CPU after it).
+   */
+  private double scoreAfter(NodeView view, double fragmentAfter, long cpuMilli, long memoryMib) {
     int freeAfter = index.lastTotalFree();
     double tie = -freeAfter * 1e-6 - (index.lastCpuTracked() ? index.lastFreeCpu() * 1e-12 : 0);
     if (workload.total() == 0) {

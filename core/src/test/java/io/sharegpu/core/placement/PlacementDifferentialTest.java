@@ -268,7 +268,7 @@ class PlacementDifferentialTest {
   };
   private static final long[] MIB = {81559, 40960, 23034};
 
-  private static GpuNode randomNode(Random rnd, String name) {
+  static GpuNode randomNode(Random rnd, String name) {
     List<Gpu> gpus = new ArrayList<>();
     int count = rnd.nextInt(10) == 0 ? 0 : 1 + rnd.nextInt(5);
     int index = 0;
@@ -318,7 +318,7 @@ class PlacementDifferentialTest {
     return new GpuNode(name, gpus, template.cpuMilli(), template.memoryMib());
   }
 
-  private static PodDemand randomPod(Random rnd, String id, List<GpuNode> nodes) {
+  static PodDemand randomPod(Random rnd, String id, List<GpuNode> nodes) {
     List<GpuDemand> containers = new ArrayList<>();
     int count = rnd.nextInt(4) == 0 ? 2 + rnd.nextInt(2) : 1;
     for (int c = 0; c < count; c++) {
