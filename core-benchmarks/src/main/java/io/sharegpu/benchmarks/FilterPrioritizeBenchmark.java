@@ -7,6 +7,7 @@ import io.sharegpu.core.placement.Placement;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.simulator.LatencyFills;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +28,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the extender does for one pod: {@code filter} then {@code prioritize} over every node of a
- * cluster filled as {@code fill} says ({@link Clusters#filled}: synthetic, placed from the trace
- * pod list {@code trace} by the policy, or every node distinct) to {@code occupancy}% of its
+ * cluster filled as {@code fill} says ({@link LatencyFills#filled}: synthetic, placed from the
+ * trace pod list {@code trace} by the policy, or every node distinct) to {@code occupancy}% of its
  * compute (synthetic: 64% as filled at 70), for a new pod each time that the policy has just
  * observed (so the workload model has changed, as it does for every pod). {@code sameNames} passes
  * the very node-name objects of the ledger and prioritizes the filter's feasible list (an
@@ -66,21 +67,27 @@ public class FilterPrioritizeBenchmark {
   private int count;
 
   @Setup(Level.Trial)
-  public void setUp() {
+  public void setUp() throws java.io.IOException {
     random = new SplittableRandom(42);
-    List<GpuNode> list = Clusters.nodes(nodes, 8);
+    List<GpuNode> list = LatencyFills.nodes(nodes, 8);
     scoring = PolicyRegistry.ALL.create(policy, 42);
-    Ledger ledger = Clusters.filled(fill, list, occupancy / 100.0, scoring, trace, random);
+    Ledger ledger =
+        LatencyFills.filled(
+            fill.equals("trace") ? "trace:" + trace : fill,
+            list,
+            occupancy / 100.0,
+            scoring,
+            random);
     names = new ArrayList<>(ledger.nodeNames());
     for (int i = 0; i < 1000; i++) {
-      scoring.observe(Clusters.pod(random, "warm-" + i));
+      scoring.observe(LatencyFills.mix(random, "warm-" + i));
     }
     placement = new Placement(ledger, scoring);
   }
 
   @Setup(Level.Invocation)
   public void nextPod() {
-    pod = Clusters.pod(random, "p-" + count++);
+    pod = LatencyFills.mix(random, "p-" + count++);
     scoring.observe(pod);
   }
 

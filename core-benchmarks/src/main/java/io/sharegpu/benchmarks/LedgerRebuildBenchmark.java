@@ -3,6 +3,7 @@ package io.sharegpu.benchmarks;
 import io.sharegpu.core.ledger.Allocation;
 import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.model.GpuNode;
+import io.sharegpu.simulator.LatencyFills;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -39,14 +40,14 @@ public class LedgerRebuildBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    list = Clusters.nodes(nodes, 8);
-    allocations = Clusters.fill(list, 0.7, new SplittableRandom(42));
-    built = Clusters.ledger(list, allocations);
+    list = LatencyFills.nodes(nodes, 8);
+    allocations = LatencyFills.synthetic(list, 0.7, new SplittableRandom(42));
+    built = LatencyFills.ledger(list, allocations);
   }
 
   @Benchmark
   public Ledger rebuild() {
-    return Clusters.ledger(list, allocations);
+    return LatencyFills.ledger(list, allocations);
   }
 
   @Benchmark

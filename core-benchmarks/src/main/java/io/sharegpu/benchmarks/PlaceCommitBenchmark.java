@@ -7,6 +7,7 @@ import io.sharegpu.core.placement.Placement;
 import io.sharegpu.core.placement.PlacementPolicy;
 import io.sharegpu.core.policy.PolicyRegistry;
 import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.simulator.LatencyFills;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -54,18 +55,18 @@ public class PlaceCommitBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     random = new SplittableRandom(42);
-    list = Clusters.nodes(nodes, 8);
-    ledger = Clusters.ledger(list, Clusters.fill(list, 0.7, random));
+    list = LatencyFills.nodes(nodes, 8);
+    ledger = LatencyFills.ledger(list, LatencyFills.synthetic(list, 0.7, random));
     scoring = PolicyRegistry.ALL.create(policy, 42);
     for (int i = 0; i < 1000; i++) {
-      scoring.observe(Clusters.pod(random, "warm-" + i));
+      scoring.observe(LatencyFills.mix(random, "warm-" + i));
     }
     placement = new Placement(ledger, scoring);
   }
 
   @Setup(Level.Invocation)
   public void nextPod() {
-    pod = Clusters.pod(random, "p-" + count++);
+    pod = LatencyFills.mix(random, "p-" + count++);
     scoring.observe(pod);
     node = list.get(random.nextInt(list.size())).name();
   }

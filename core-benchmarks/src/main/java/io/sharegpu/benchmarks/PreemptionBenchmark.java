@@ -12,6 +12,7 @@ import io.sharegpu.core.preemption.ShortfallClassifier;
 import io.sharegpu.core.preemption.VictimSelector;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
+import io.sharegpu.simulator.LatencyFills;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -59,7 +60,7 @@ public class PreemptionBenchmark {
   @Setup
   public void setUp() {
     SplittableRandom r = new SplittableRandom(42);
-    List<GpuNode> nodes = Clusters.nodes(NODES, 8);
+    List<GpuNode> nodes = LatencyFills.nodes(NODES, 8);
     List<Allocation> all = new ArrayList<>();
     List<Integer> priorities = new ArrayList<>();
     List<Long> lost = new ArrayList<>();
@@ -67,14 +68,14 @@ public class PreemptionBenchmark {
     for (GpuNode node : nodes) {
       for (Gpu gpu : node.gpus()) {
         if (r.nextInt(5) == 0) {
-          all.add(Clusters.alloc("p" + uid++, node.name(), gpu, 1000, Clusters.MEMORY_MIB));
+          all.add(LatencyFills.alloc("p" + uid++, node.name(), gpu, 1000, LatencyFills.MEMORY_MIB));
           continue;
         }
         int left = 1000;
         while (left >= 100) {
           int m = Math.min(left, 100 * (1 + r.nextInt(4)));
-          long mem = m * Clusters.MEMORY_MIB / 1000; // rounded down: the shares add up
-          all.add(Clusters.alloc("p" + uid++, node.name(), gpu, m, mem));
+          long mem = m * LatencyFills.MEMORY_MIB / 1000; // rounded down: the shares add up
+          all.add(LatencyFills.alloc("p" + uid++, node.name(), gpu, m, mem));
           left -= m;
         }
       }
@@ -83,7 +84,7 @@ public class PreemptionBenchmark {
       priorities.add(r.nextInt(3));
       lost.add(1000L * r.nextInt(3600));
     }
-    Ledger ledger = Clusters.ledger(nodes, all);
+    Ledger ledger = LatencyFills.ledger(nodes, all);
     Placement placement = new Placement(ledger, PolicyRegistry.ALL.create("binpack", 42));
     selector = new VictimSelector(ledger, placement);
     classifier = new ShortfallClassifier(ledger);

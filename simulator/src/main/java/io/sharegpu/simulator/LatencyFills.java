@@ -37,15 +37,21 @@ import java.util.SplittableRandom;
  *
  * And the pods asked for: {@code mix} (one in five a whole GPU, the others a share of 100m..900m),
  * {@code share:MILLI:MIB} or {@code whole:N}.
+ *
+ * <p>The JMH benchmarks of {@code core-benchmarks} build their clusters here too, so that both time
+ * the same states.
  */
-final class LatencyFills {
-  static final String MODEL = "NVIDIA H100 80GB HBM3";
-  static final long MEMORY_MIB = 81559;
+public final class LatencyFills {
+  /** The model of every GPU. */
+  public static final String MODEL = "NVIDIA H100 80GB HBM3";
+
+  /** The memory of every GPU. */
+  public static final long MEMORY_MIB = 81559;
 
   private LatencyFills() {}
 
-  /** The idle nodes. */
-  static List<GpuNode> nodes(int nodes, int gpus) {
+  /** The idle nodes {@code node-00000...}, each with {@code gpus} H100s. */
+  public static List<GpuNode> nodes(int nodes, int gpus) {
     List<GpuNode> out = new ArrayList<>(nodes);
     for (int n = 0; n < nodes; n++) {
       String name = String.format(Locale.ROOT, "node-%05d", n);
@@ -56,6 +62,30 @@ final class LatencyFills {
       out.add(new GpuNode(name, list, 0, 0));
     }
     return out;
+  }
+
+  /**
+   * A ledger holding {@code nodes}, filled as {@code fill} ({@code synthetic}, {@code distinct} or
+   * {@code trace:FILE}) says to about {@code target} (0..1) of the compute.
+   */
+  public static Ledger filled(
+      String fill, List<GpuNode> nodes, double target, PlacementPolicy policy, SplittableRandom r)
+      throws IOException {
+    Ledger ledger = ledger(nodes, List.of());
+    fill(fill, ledger, nodes, target, policy, r);
+    return ledger;
+  }
+
+  /** A ledger with the nodes and the allocations committed. */
+  public static Ledger ledger(List<GpuNode> nodes, List<Allocation> allocations) {
+    Ledger ledger = new Ledger();
+    for (GpuNode n : nodes) {
+      ledger.putNode(n);
+    }
+    for (Allocation a : allocations) {
+      ledger.commit(a);
+    }
+    return ledger;
   }
 
   /**
@@ -94,34 +124,51 @@ final class LatencyFills {
 
   /** Whole GPUs, shares of 100m steps, or idle, at random. */
   static long synthetic(Ledger ledger, List<GpuNode> nodes, double target, SplittableRandom r) {
-    long used = 0;
+    return commit(ledger, synthetic(nodes, target, r));
+  }
+
+  /** The allocations of the {@code synthetic} fill: whole GPUs, shares of 100m steps, or idle. */
+  public static List<Allocation> synthetic(List<GpuNode> nodes, double target, SplittableRandom r) {
+    List<Allocation> out = new ArrayList<>();
     int uid = 0;
     for (GpuNode node : nodes) {
       for (Gpu gpu : node.gpus()) {
         double x = r.nextDouble();
         if (x < target * 0.75) {
-          ledger.commit(alloc("u" + uid++, node.name(), gpu, 1000, MEMORY_MIB));
-          used += 1000;
+          out.add(alloc("u" + uid++, node.name(), gpu, 1000, MEMORY_MIB));
         } else if (x < target * 0.75 + (1 - target * 0.75) * 0.8) {
           int left = 1000;
           int want = (int) ((target * 1000 - 1000 * target * 0.75) / 0.8 + 0.5);
           while (left > 100 && want > 0) {
             int m = Math.min(left, 100 * (1 + r.nextInt(Math.max(1, Math.min(9, want / 100)))));
             long mem = (long) Math.ceil(m * MEMORY_MIB / 1000.0);
-            ledger.commit(alloc("u" + uid++, node.name(), gpu, m, mem));
-            used += m;
+            out.add(alloc("u" + uid++, node.name(), gpu, m, mem));
             left -= m;
             want -= m;
           }
         }
       }
     }
+    return out;
+  }
+
+  private static long commit(Ledger ledger, List<Allocation> allocations) {
+    long used = 0;
+    for (Allocation a : allocations) {
+      ledger.commit(a);
+      used += a.containers().get(0).gpus().get(0).computeMilli();
+    }
     return used;
   }
 
   /** 1..3 shares per GPU, compute in 10m steps averaging {@code target}, memory any MiB. */
   static long distinct(Ledger ledger, List<GpuNode> nodes, double target, SplittableRandom r) {
-    long used = 0;
+    return commit(ledger, distinct(nodes, target, r));
+  }
+
+  /** The allocations of the {@code distinct} fill: nearly every node in a state of its own. */
+  public static List<Allocation> distinct(List<GpuNode> nodes, double target, SplittableRandom r) {
+    List<Allocation> out = new ArrayList<>();
     int uid = 0;
     for (GpuNode node : nodes) {
       for (Gpu gpu : node.gpus()) {
@@ -136,14 +183,13 @@ final class LatencyFills {
               s == 1 ? leftMilli : 10 * (1 + r.nextInt(Math.max(1, (leftMilli - 10 * s) / 10 + 1)));
           m = Math.min(m, leftMilli - 10 * (s - 1));
           long mem = s == 1 ? leftMem : 1 + r.nextLong(Math.max(1, leftMem - s));
-          ledger.commit(alloc("u" + uid++, node.name(), gpu, m, Math.max(1, mem)));
-          used += m;
+          out.add(alloc("u" + uid++, node.name(), gpu, m, Math.max(1, mem)));
           leftMilli -= m;
           leftMem = Math.max(s, leftMem - mem);
         }
       }
     }
-    return used;
+    return out;
   }
 
   /** The policy places pods drawn from the trace until the target or a thousand misses in a row. */
@@ -220,7 +266,7 @@ final class LatencyFills {
   }
 
   /** One in five a whole GPU, the others a share of 100m..900m. */
-  static PodDemand mix(SplittableRandom r, String name) {
+  public static PodDemand mix(SplittableRandom r, String name) {
     GpuDemand d =
         r.nextInt(5) == 0
             ? GpuDemand.whole("main", 1, 0)
@@ -237,7 +283,8 @@ final class LatencyFills {
     return ids.size();
   }
 
-  static Allocation alloc(String uid, String node, Gpu gpu, int milli, long mem) {
+  /** A bound one-container allocation of {@code milli} and {@code mem} on {@code gpu}. */
+  public static Allocation alloc(String uid, String node, Gpu gpu, int milli, long mem) {
     return new Allocation(
         "bench/" + uid,
         uid,
