@@ -10,12 +10,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code mix}: a pod list with a chosen share of pods without GPUs. Keeps every pod with GPUs of
  * {@code --pods}, then draws pods without GPUs at random (with replacement) from those of {@code
  * --cpu-pool} (default: {@code --pods}) until they are {@code --cpu-share} of all pods by count.
- * Drawn rows keep their CPU and memory and get the name {@code <name>-m<k>}. Example: the default
+ * Drawn rows keep their CPU and memory and get the name {@code <name>-m<k>}; when the pool has
+ * other columns than {@code --pods} (the multigpu lists have five, the cpu lists eleven), they are
+ * written with the columns of {@code --pods}, which the pool must all have. Example: the default
  * list's 7,064 GPU pods with {@code --cpu-share 0.25} get 2,355 pods without GPUs.
  */
 final class MixCommand {
@@ -61,12 +64,10 @@ final class MixCommand {
     if (wanted > 0 && cpuOnly.isEmpty()) {
       throw new IOException(pool + " has no pod without GPUs to draw from");
     }
-    if (!poolLines.get(0).equals(header)) {
-      throw new IOException(pool + " and " + pods + " have different columns");
-    }
+    int[] projection = projection(poolLines.get(0), header, pool, pods);
     Random random = new Random(seed);
     for (int k = 0; k < wanted; k++) {
-      String row = cpuOnly.get(random.nextInt(cpuOnly.size()));
+      String row = project(cpuOnly.get(random.nextInt(cpuOnly.size())), projection);
       int comma = row.indexOf(',');
       out1.add(row.substring(0, comma) + "-m" + k + row.substring(comma));
     }
@@ -79,6 +80,43 @@ final class MixCommand {
         wanted,
         100.0 * wanted / (gpuPods + wanted),
         seed);
+  }
+
+  /**
+   * For each column of {@code header}, its index in {@code poolHeader}; null when the headers are
+   * the same.
+   */
+  private static int @Nullable [] projection(String poolHeader, String header, Path pool, Path pods)
+      throws IOException {
+    if (poolHeader.equals(header)) {
+      return null;
+    }
+    String[] cols = header.split(",", -1);
+    int[] out = new int[cols.length];
+    for (int i = 0; i < cols.length; i++) {
+      try {
+        out[i] = column(poolHeader, cols[i].strip(), pool);
+      } catch (IOException e) {
+        throw new IOException(
+            pool + " has no column " + cols[i].strip() + " that " + pods + " has", e);
+      }
+    }
+    return out;
+  }
+
+  private static String project(String row, int @Nullable [] projection) {
+    if (projection == null) {
+      return row;
+    }
+    String[] cells = row.split(",", -1);
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < projection.length; i++) {
+      if (i > 0) {
+        b.append(',');
+      }
+      b.append(projection[i] < cells.length ? cells[projection[i]] : "");
+    }
+    return b.toString();
   }
 
   private static int column(String header, String name, Path file) throws IOException {

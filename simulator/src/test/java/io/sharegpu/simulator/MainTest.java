@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,6 +122,46 @@ class MainTest {
         .contains("\"nodesTouchedAt50\"");
     assertThat(Files.readAllBytes(png)[1]).isEqualTo((byte) 'P');
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("[12/12]");
+  }
+
+  @Test
+  void mixWritesPoolRowsWithTheColumnsOfThePodList(@TempDir Path dir) throws IOException {
+    Path five = dir.resolve("five.csv");
+    Files.writeString(
+        five,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\ng-1,8000,16384,2,1000\nc-1,2000,4096,0,0\n");
+    Path mixed = dir.resolve("mix.csv");
+    int rc =
+        run(
+            "mix",
+            "--pods",
+            five.toString(),
+            "--cpu-pool",
+            TraceFilesTest.fixture("pods.csv").toString(),
+            "--cpu-share",
+            "0.5",
+            "--out",
+            mixed.toString());
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    List<String> lines = Files.readAllLines(mixed);
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(0)).isEqualTo("name,cpu_milli,memory_mib,num_gpu,gpu_milli");
+    assertThat(lines.get(2).split(",", -1)).hasSize(5);
+    assertThat(lines.get(2).split(",", -1)[3]).isEqualTo("0");
+    // the other way round the pool lacks columns the list has: a clear error
+    int bad =
+        run(
+            "mix",
+            "--pods",
+            TraceFilesTest.fixture("pods.csv").toString(),
+            "--cpu-pool",
+            five.toString(),
+            "--cpu-share",
+            "0.5",
+            "--out",
+            dir.resolve("bad.csv").toString());
+    assertThat(bad).isNotZero();
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("has no column");
   }
 
   @Test

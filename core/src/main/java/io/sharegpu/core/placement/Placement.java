@@ -5,6 +5,7 @@ import io.sharegpu.core.ledger.AllocationState;
 import io.sharegpu.core.ledger.Ledger;
 import io.sharegpu.core.ledger.NodeUsage;
 import io.sharegpu.core.model.Gpu;
+import io.sharegpu.core.model.GpuNode;
 import io.sharegpu.core.request.GpuDemand;
 import io.sharegpu.core.request.PodDemand;
 import java.util.Collection;
@@ -39,6 +40,8 @@ public final class Placement {
   private final boolean stateScored;
   private final @Nullable SupplyAware supplyAware;
   private long supplyVersion = -1;
+  private boolean hostNodes;
+  private long freeVersion = -1;
 
   private final NodeEvaluator evaluator;
   private final RequestCache cache = new RequestCache();
@@ -328,9 +331,47 @@ public final class Placement {
     if (supplyAware != null && ledger.nodesVersion() != supplyVersion) {
       supplyVersion = ledger.nodesVersion();
       supplyAware.supply(supply(ledger));
+      hostNodes = anyHostNode(ledger);
+    }
+    if (supplyAware != null && hostNodes && ledger.version() != freeVersion) {
+      freeVersion = ledger.version();
+      long[] free = freeOnHostNodes(ledger);
+      supplyAware.freeOnHostNodes(free[0], free[1]);
     }
     cache.begin(pod, ledger.version());
     return new PodPlan(pod, stateScored);
+  }
+
+  /** Whether any node of the ledger reports host CPU. */
+  private static boolean anyHostNode(Ledger ledger) {
+    for (GpuNode node : ledger.nodes()) {
+      if (node.cpuMilli() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Free host CPU and free GPU compute (healthy, not cordoned, not MIG parents), in milli, over the
+   * nodes that report host CPU.
+   */
+  static long[] freeOnHostNodes(Ledger ledger) {
+    long cpu = 0;
+    long gpu = 0;
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null || u.node().cpuMilli() <= 0) {
+        continue;
+      }
+      cpu += u.freeCpuMilli();
+      for (int i = 0, n = u.size(); i < n; i++) {
+        if (u.isHealthy(i) && !u.isCordoned(i) && !u.isMigParent(i)) {
+          gpu += u.freeMilli(i);
+        }
+      }
+    }
+    return new long[] {cpu, gpu};
   }
 
   /** GPU compute by model: healthy GPUs that are neither cordoned nor MIG parents. */

@@ -16,4 +16,13 @@ public interface SupplyAware {
    * instances counts its compute under its model name as the node reports it.
    */
   void supply(Map<String, Long> computeMilliByModel);
+
+  /**
+   * What is still free on the nodes that report host CPU: their free host CPU and the free compute
+   * of their GPUs (healthy, not cordoned, not split into MIG instances), in milli. {@link
+   * Placement} passes it before it evaluates each pod, so it is the same for every node while one
+   * pod is evaluated; it does not call it while no node reports host CPU (the extender's nodes do
+   * not), and then the pass over the nodes that it takes is not made.
+   */
+  default void freeOnHostNodes(long freeCpuMilli, long freeGpuMilli) {}
 }

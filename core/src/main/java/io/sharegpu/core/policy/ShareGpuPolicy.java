@@ -33,6 +33,9 @@ import java.util.Set;
  *       average ({@code max(0, freeGpu - freeCpu / cpuPerGpu, freeGpu - freeMemory /
  *       memoryPerGpu)}). A node whose CPU runs out strands all its free GPU; this term steers
  *       CPU-hungry pods (and pods without GPUs) to nodes with CPU to spare long before that cliff.
+ *       While the host CPU {@linkplain #cpuBound runs out before the GPUs} (the free GPUs would
+ *       need more CPU than is free, at the CPU per GPU of all observed pods), the CPU per GPU
+ *       counts the pods without GPUs too, since they will take their part of every node's CPU.
  *       Nodes that do not track host CPU or memory (the extender's) have no stranding;
  *   <li>the reserved-model charge (weight 1), for pods that may run on any GPU model only: each
  *       milli-GPU the pod takes costs the {@linkplain #pressure pressure} of that GPU's model, how
@@ -76,6 +79,17 @@ public final class ShareGpuPolicy
   private double gpuSeen;
   private double cpuSeen;
   private double memorySeen;
+
+  /** Host CPU (milli) of every observed pod, with or without GPUs. */
+  private double hostCpuSeen;
+
+  /** Free host CPU and free GPU compute (milli) of the nodes that report host CPU. */
+  private long hostNodesFreeCpu;
+
+  private long hostNodesFreeGpu;
+
+  private double strandCpu;
+  private long cpuBoundAt = -1;
 
   /** Observed GPU demand (milli) of pods restricted to GPU models, by their set of models. */
   private final Map<Set<String>, double[]> restrictedDemand = new LinkedHashMap<>();
@@ -130,6 +144,7 @@ public final class ShareGpuPolicy
   /** Counts one pod of this shape (the simulator also reports pods without GPUs here). */
   public void observe(PodShape shape) {
     workload.add(shape, byCount + (1 - byCount) * shape.totalGpuMilli() / 1000.0);
+    hostCpuSeen += shape.cpuMilli();
     observed++;
   }
 
@@ -150,6 +165,51 @@ public final class ShareGpuPolicy
       }
     }
     pressureAt = -1;
+  }
+
+  /** Takes what is free on the nodes that report host CPU, to tell whether CPU runs out first. */
+  @Override
+  public void freeOnHostNodes(long freeCpuMilli, long freeGpuMilli) {
+    if (freeCpuMilli != hostNodesFreeCpu || freeGpuMilli != hostNodesFreeGpu) {
+      hostNodesFreeCpu = freeCpuMilli;
+      hostNodesFreeGpu = freeGpuMilli;
+      cpuBoundAt = -1;
+    }
+  }
+
+  /**
+   * The host CPU (milli) that one milli of free GPU needs to be usable, for the stranded term: the
+   * CPU per GPU that the observed GPU pods asked for, or, while the host CPU {@linkplain #cpuBound
+   * runs out first}, the CPU per GPU that all observed pods asked for (pods without GPUs included).
+   * When CPU runs out first, the pods without GPUs cannot all be fed from the CPU that GPU pods
+   * leave over: they take their part of every node's CPU, so a node keeps its GPUs usable only with
+   * that part on top of what the GPU pods need, and GPU pods that ask for less CPU per GPU are
+   * worth more on nodes with little CPU per free GPU.
+   */
+  double cpuPerGpu() {
+    return strandCpu() / gpuSeen;
+  }
+
+  /** The observed CPU that {@link #cpuPerGpu} divides by the observed GPU demand. */
+  private double strandCpu() {
+    if (cpuBoundAt != observed) {
+      cpuBoundAt = observed;
+      strandCpu = cpuBound() ? hostCpuSeen : cpuSeen;
+    }
+    return strandCpu;
+  }
+
+  /**
+   * Whether the host CPU runs out before the GPUs: at the CPU per GPU that all observed pods asked
+   * for (pods without GPUs included), the GPUs still free on the nodes that report host CPU would
+   * need at least the host CPU still free there. Then CPU, not GPU, is what the pods to come
+   * compete for, and whichever pods take it decide how much GPU can still be used. False while no
+   * GPU pod was observed, no GPU is free, or no node reports host CPU.
+   */
+  boolean cpuBound() {
+    return gpuSeen > 0
+        && hostNodesFreeGpu > 0
+        && hostCpuSeen / gpuSeen * hostNodesFreeGpu >= hostNodesFreeCpu;
   }
 
   /**
@@ -348,7 +408,7 @@ public final class ShareGpuPolicy
       int freeGpu, long freeCpu, boolean cpuTracked, long freeMemory, boolean memoryTracked) {
     double s = 0;
     if (cpuTracked) {
-      s = Math.max(s, freeGpu - freeCpu * gpuSeen / cpuSeen);
+      s = Math.max(s, freeGpu - freeCpu * gpuSeen / strandCpu());
     }
     if (memoryTracked) {
       s = Math.max(s, freeGpu - freeMemory * gpuSeen / memorySeen);

@@ -92,6 +92,9 @@ class CandidateScoringTest {
     if (viaArrays instanceof SupplyAware a && viaGrants instanceof SupplyAware g) {
       a.supply(Placement.supply(ledger));
       g.supply(Placement.supply(ledger));
+      long[] free = Placement.freeOnHostNodes(ledger);
+      a.freeOnHostNodes(free[0], free[1]);
+      g.freeOnHostNodes(free[0], free[1]);
     }
     // the usage comes from pods a simple policy places
     Placement filler = new Placement(ledger, new BinPackPolicy());

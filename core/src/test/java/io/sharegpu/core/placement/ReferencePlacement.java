@@ -154,6 +154,10 @@ final class ReferencePlacement {
   Outcome evaluate(PodDemand pod, String name) {
     if (policy instanceof SupplyAware s) {
       s.supply(supply());
+      long[] free = freeOnHostNodes();
+      if (free != null) {
+        s.freeOnHostNodes(free[0], free[1]);
+      }
     }
     NodeUsage u = ledger.nodeUsage(name);
     if (u == null) {
@@ -328,6 +332,27 @@ final class ReferencePlacement {
         u.usage(),
         node.cpuMilli() == 0 ? 0 : u.freeCpuMilli(),
         node.memoryMib() == 0 ? 0 : u.freeHostMemoryMib());
+  }
+
+  /** Free host CPU and GPU compute on the nodes that report host CPU; null when none does. */
+  private long @Nullable [] freeOnHostNodes() {
+    boolean any = false;
+    long cpu = 0;
+    long gpu = 0;
+    for (String name : ledger.nodeNames()) {
+      NodeUsage u = ledger.nodeUsage(name);
+      if (u == null || u.node().cpuMilli() <= 0) {
+        continue;
+      }
+      any = true;
+      cpu += u.freeCpuMilli();
+      for (int i = 0; i < u.size(); i++) {
+        if (u.isHealthy(i) && !u.isCordoned(i) && !u.isMigParent(i)) {
+          gpu += u.freeMilli(i);
+        }
+      }
+    }
+    return any ? new long[] {cpu, gpu} : null;
   }
 
   private Map<String, Long> supply() {

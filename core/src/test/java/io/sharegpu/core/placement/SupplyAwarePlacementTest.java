@@ -26,6 +26,12 @@ class SupplyAwarePlacementTest {
   /** Records every inventory it is given; scores all nodes alike. */
   private static final class Recorder implements PlacementPolicy, SupplyAware {
     final List<Map<String, Long>> calls = new ArrayList<>();
+    final List<List<Long>> free = new ArrayList<>();
+
+    @Override
+    public void freeOnHostNodes(long freeCpuMilli, long freeGpuMilli) {
+      free.add(List.of(freeCpuMilli, freeGpuMilli));
+    }
 
     @Override
     public String name() {
@@ -80,5 +86,31 @@ class SupplyAwarePlacementTest {
     l.removeNode("n1");
     p.choose(pod("d"), "n2");
     assertThat(r.calls).last().isEqualTo(Map.of(A100, 1000L));
+  }
+
+  @Test
+  void whatIsFreeOnNodesThatReportHostCpuIsGivenWhenTheLedgerChanges() {
+    Ledger l = new Ledger();
+    GpuNode withCpu = h100Node("n1", 2);
+    l.putNode(new GpuNode("n1", withCpu.gpus(), 32_000, 0));
+    l.putNode(h100Node("n2", 2)); // reports no host CPU: not counted
+    Recorder r = new Recorder();
+    Placement p = new Placement(l, r);
+    p.filter(pod("a"), List.of("n1", "n2"));
+    l.commit(share("x", "n1", uuid("n1", 0), 400, 1000), 6000, 0);
+    p.filter(pod("b"), List.of("n1", "n2"));
+    p.prioritize(pod("b"), List.of("n1", "n2"));
+    assertThat(r.free).containsExactly(List.of(32_000L, 2000L), List.of(26_000L, 1600L));
+  }
+
+  @Test
+  void nothingIsSummedWhileNoNodeReportsHostCpu() {
+    Ledger l = new Ledger();
+    l.putNode(h100Node("n1", 2));
+    Recorder r = new Recorder();
+    Placement p = new Placement(l, r);
+    p.place(pod("a"));
+    p.filter(pod("b"), List.of("n1"));
+    assertThat(r.free).isEmpty();
   }
 }

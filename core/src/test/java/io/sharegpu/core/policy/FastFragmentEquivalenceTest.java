@@ -33,15 +33,24 @@ class FastFragmentEquivalenceTest {
   @Test
   void sharegpuPlacesExactlyAsTheStraightforwardComputation() {
     for (long seed = 1; seed <= 6; seed++) {
-      replay(seed, new ShareGpuPolicy(), new ReferenceShareGpu());
+      replay(seed, new ShareGpuPolicy(), new ReferenceShareGpu(), 32_000);
+    }
+  }
+
+  /** Nodes with little host CPU: the workload turns CPU-bound and pods without GPUs count. */
+  @Test
+  void sharegpuPlacesExactlyAsTheStraightforwardComputationWhenTheWorkloadIsCpuBound() {
+    for (long seed = 1; seed <= 6; seed++) {
+      int bound = replay(seed, new ShareGpuPolicy(), new ReferenceShareGpu(), 12_000);
+      assertThat(bound).as("seed %d: pods placed while CPU runs out first", seed).isGreaterThan(50);
     }
   }
 
   @Test
   void fgdPlacesExactlyAsTheStraightforwardComputation() {
     for (long seed = 1; seed <= 4; seed++) {
-      replay(seed, new FgdPolicy(seed, true), new ReferenceFgd(seed, true));
-      replay(seed, new FgdPolicy(seed, false), new ReferenceFgd(seed, false));
+      replay(seed, new FgdPolicy(seed, true), new ReferenceFgd(seed, true), 32_000);
+      replay(seed, new FgdPolicy(seed, false), new ReferenceFgd(seed, false), 32_000);
     }
   }
 
@@ -56,7 +65,7 @@ class FastFragmentEquivalenceTest {
     ReferenceFgd reference = new ReferenceFgd(7, false);
     fast.prime(shapes);
     reference.prime(shapes);
-    replay(7, fast, reference);
+    replay(7, fast, reference, 32_000);
   }
 
   @Test
@@ -196,6 +205,11 @@ class FastFragmentEquivalenceTest {
     }
 
     @Override
+    public void freeOnHostNodes(long freeCpuMilli, long freeGpuMilli) {
+      inner.freeOnHostNodes(freeCpuMilli, freeGpuMilli);
+    }
+
+    @Override
     public void observe(PodDemand pod) {
       inner.observe(pod);
     }
@@ -212,7 +226,10 @@ class FastFragmentEquivalenceTest {
     }
   }
 
-  private static void replay(long seed, PlacementPolicy fast, PlacementPolicy reference) {
+  /** Returns the number of pods placed while {@code sharegpu}'s CPU ran out first. */
+  private static int replay(
+      long seed, PlacementPolicy fast, PlacementPolicy reference, long nodeCpuMilli) {
+    int bound = 0;
     SplittableRandom r = new SplittableRandom(seed);
     Ledger ledger = new Ledger();
     List<String> names = new ArrayList<>();
@@ -225,7 +242,7 @@ class FastFragmentEquivalenceTest {
       for (int g = 0; g < gpus; g++) {
         list.add(Gpu.whole(name + "-g" + g, g, model, 1000));
       }
-      GpuNode node = new GpuNode(name, list, r.nextInt(4) == 0 ? 0 : 32_000, 0);
+      GpuNode node = new GpuNode(name, list, r.nextInt(4) == 0 ? 0 : nodeCpuMilli, 0);
       ledger.putNode(node);
       names.add(name);
       nodes.add(node);
@@ -236,6 +253,13 @@ class FastFragmentEquivalenceTest {
     int fits = 0;
     for (int i = 0; i < 400; i++) {
       PodDemand pod = pod(r, "p" + i);
+      if (fast instanceof ShareGpuPolicy f
+          && reference instanceof ReferenceShareGpu g
+          && r.nextInt(3) == 0) {
+        PodShape cpuOnly = new PodShape(1000L * (2 + r.nextInt(7)), 0, 0, Set.of());
+        f.observe(cpuOnly);
+        g.observe(cpuOnly);
+      }
       fast.observe(pod);
       reference.observe(pod);
       FilterResult ff = fastPlacement.filter(pod, names);
@@ -254,6 +278,12 @@ class FastFragmentEquivalenceTest {
       }
       Optional<Allocation> a = fastPlacement.place(pod);
       assertThat(a).as("seed %d pod %d", seed, i).isEqualTo(referencePlacement.place(pod));
+      if (fast instanceof ShareGpuPolicy f && f.cpuBound()) {
+        bound++;
+      }
+      if (fast instanceof ShareGpuPolicy f && f.cpuBound()) {
+        bound++;
+      }
       if (a.isPresent()) {
         fits++;
         ledger.commit(a.get(), pod.cpuMilli(), 0);
@@ -282,6 +312,7 @@ class FastFragmentEquivalenceTest {
       }
     }
     assertThat(fits).as("the replay places pods").isGreaterThan(100);
+    return bound;
   }
 
   private static NodeView view(Ledger ledger, String name) {
@@ -324,10 +355,32 @@ class FastFragmentEquivalenceTest {
     private double gpuSeen;
     private double cpuSeen;
     private double memorySeen;
+    private double allCpuSeen;
+    private long freeCpu;
+    private long freeGpu;
+
+    @Override
+    public void freeOnHostNodes(long freeCpuMilli, long freeGpuMilli) {
+      freeCpu = freeCpuMilli;
+      freeGpu = freeGpuMilli;
+    }
+
+    /** The observed CPU per observed GPU, all pods counted once the CPU runs out first. */
+    private double strandCpu() {
+      boolean bound = freeGpu > 0 && allCpuSeen / gpuSeen * freeGpu >= freeCpu;
+      return bound ? allCpuSeen : cpuSeen;
+    }
+
+    /** A pod without GPUs, as the simulator reports them. */
+    void observe(PodShape shape) {
+      allCpuSeen += shape.cpuMilli();
+      workload.add(shape, 1);
+    }
 
     @Override
     public void observe(PodDemand pod) {
       PodShape shape = PodShape.of(pod);
+      allCpuSeen += pod.cpuMilli();
       if (shape.totalGpuMilli() > 0) {
         gpuSeen += shape.totalGpuMilli();
         cpuSeen += pod.cpuMilli();
@@ -431,7 +484,7 @@ class FastFragmentEquivalenceTest {
     private double stranded(int gpu, long cpu, boolean cpuOn, long memory, boolean memoryOn) {
       double s = 0;
       if (cpuOn) {
-        s = Math.max(s, gpu - cpu * gpuSeen / cpuSeen);
+        s = Math.max(s, gpu - cpu * gpuSeen / strandCpu());
       }
       if (memoryOn) {
         s = Math.max(s, gpu - memory * gpuSeen / memorySeen);

@@ -154,6 +154,58 @@ class FragmentationPoliciesTest {
   }
 
   @Test
+  void cpuRunsOutFirstWhenTheFreeGpusWouldNeedAtLeastTheFreeCpuAtTheWorkloadsCpuPerGpu() {
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    policy.freeOnHostNodes(52_000, 4000);
+    for (int i = 0; i < 10; i++) {
+      policy.observe(PolicyTestSupport.whole("gpu" + i, 1, 8000));
+    }
+    // 8 cores per GPU x 4 free GPUs = 32 of 52 free cores: the CPU per GPU is the GPU pods'
+    assertThat(policy.cpuBound()).isFalse();
+    assertThat(policy.cpuPerGpu()).isCloseTo(8.0, within(1e-12));
+    for (int i = 0; i < 6; i++) {
+      policy.observe(new PodShape(6000, 0, 0, Set.of()));
+    }
+    // (80 + 36) cores over 10 GPUs = 11.6 per GPU x 4 = 46.4 < 52: CPU does not run out first
+    assertThat(policy.cpuBound()).isFalse();
+    assertThat(policy.cpuPerGpu()).isCloseTo(8.0, within(1e-12));
+    for (int i = 0; i < 4; i++) {
+      policy.observe(new PodShape(6000, 0, 0, Set.of()));
+    }
+    // (80 + 60) / 10 = 14 per GPU x 4 = 56 >= 52: the pods without GPUs count
+    assertThat(policy.cpuBound()).isTrue();
+    assertThat(policy.cpuPerGpu()).isCloseTo(14.0, within(1e-12));
+    // more CPU free: it does not run out first any more
+    policy.freeOnHostNodes(104_000, 4000);
+    assertThat(policy.cpuBound()).isFalse();
+    assertThat(policy.cpuPerGpu()).isCloseTo(8.0, within(1e-12));
+    // no GPU free: nothing to feed
+    policy.freeOnHostNodes(1000, 0);
+    assertThat(policy.cpuBound()).isFalse();
+  }
+
+  @Test
+  void whenCpuRunsOutFirstPodsWithoutGpusLeaveTheCpuOfNodesThatNeedItForTheirGpus() {
+    // "a" has 2 idle GPUs and 32 cores, "b" 2 idle GPUs and 20 cores. GPU pods ask for 8 cores per
+    // GPU, pods without GPUs bring the workload to 14 per GPU. With 52 cores free for 4 GPUs (56
+    // needed) CPU runs out first. At 8 cores per GPU a 4-core pod strands nothing on either node
+    // and packing sends it to "b"; at 14 per GPU it strands GPU on "b" (20 -> 16 cores for 2 GPUs)
+    // and none on "a" (28 cores left feed both).
+    PolicyTestSupport c = new PolicyTestSupport().node("a", 2, 32_000).node("b", 2, 20_000);
+    ShareGpuPolicy policy = new ShareGpuPolicy();
+    for (int i = 0; i < 10; i++) {
+      policy.observe(PolicyTestSupport.whole("gpu" + i, 1, 8000));
+    }
+    for (int i = 0; i < 10; i++) {
+      policy.observe(new PodShape(6000, 0, 0, Set.of()));
+    }
+    policy.freeOnHostNodes(104_000, 4000);
+    assertThat(hostOnly(c, policy, "b", 4000)).isGreaterThan(hostOnly(c, policy, "a", 4000));
+    policy.freeOnHostNodes(52_000, 4000);
+    assertThat(hostOnly(c, policy, "a", 4000)).isGreaterThan(hostOnly(c, policy, "b", 4000));
+  }
+
+  @Test
   void shareGpuIgnoresHostResourcesOnNodesThatDoNotTrackThem() {
     // cpuMilli 0 = not tracked (the extender): the stranding term must not appear
     PolicyTestSupport c = new PolicyTestSupport().node("x", 2, 0).node("y", 2, 0).used("x", 0, 500);
