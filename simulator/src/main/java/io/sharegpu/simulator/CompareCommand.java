@@ -28,6 +28,10 @@ final class CompareCommand {
   private CompareCommand() {}
 
   static void run(Map<String, String> opts, PrintStream out, PrintStream err) throws IOException {
+    if (opts.containsKey("from")) {
+      fromSaved(opts, out, err);
+      return;
+    }
     Path nodesFile = Path.of(Main.required(opts, "nodes"));
     Map<String, Path> lists = lists(opts);
     List<String> policies = SimulatorPolicies.parse(opts.getOrDefault("policy", "all"));
@@ -118,14 +122,34 @@ final class CompareCommand {
         lists.size(),
         seeds.size(),
         seconds);
+    report(
+        opts,
+        out,
+        err,
+        table,
+        new ArrayList<>(lists.keySet()),
+        replays.values().iterator().next().nodeCount(),
+        String.valueOf(seeds.size()));
+  }
+
+  /** Prints both tables and writes the JSON and the plot when asked. */
+  private static void report(
+      Map<String, String> opts,
+      PrintStream out,
+      PrintStream err,
+      Map<String, Map<String, Summary>> table,
+      List<String> lists,
+      int nodeCount,
+      String seedCount)
+      throws IOException {
     out.println("Unallocated GPU % at 100% arrived, mean ± std over the seeds:");
     out.println();
     print(out, table, lists, s -> pm(s.unallocated(), 2));
     out.println();
     out.println(
         "Second objective: GPUs no pod holds, % of all GPUs, at 100% arrived / at 50% arrived;"
-            + " nodes holding any pod at 50% arrived (of "
-            + replays.values().iterator().next().nodeCount()
+            + " nodes holding any pod at 50% arrived ("
+            + (nodeCount > 0 ? "of " + nodeCount : "of the node list")
             + "; means over the seeds):");
     out.println();
     print(
@@ -148,8 +172,12 @@ final class CompareCommand {
           reports.add(s.toJson());
         }
       }
-      Files.writeString(
-          Path.of(json), Json.write(Map.of("results", reports)), StandardCharsets.UTF_8);
+      Map<String, Object> doc = new LinkedHashMap<>();
+      if (nodeCount > 0) {
+        doc.put("nodeCount", nodeCount);
+      }
+      doc.put("results", reports);
+      Files.writeString(Path.of(json), Json.write(doc), StandardCharsets.UTF_8);
       err.println("wrote " + json);
     }
     String plot = opts.get("plot");
@@ -157,30 +185,109 @@ final class CompareCommand {
       Map<String, double[]> means = new LinkedHashMap<>();
       for (Map.Entry<String, Map<String, Summary>> e : table.entrySet()) {
         double[] m = new double[lists.size()];
-        int i = 0;
-        for (Summary s : e.getValue().values()) {
-          m[i++] = s.unallocated().mean();
+        for (int i = 0; i < m.length; i++) {
+          Summary s = e.getValue().get(lists.get(i));
+          m[i] = s == null ? Double.NaN : s.unallocated().mean();
         }
         means.put(e.getKey(), m);
       }
       ComparePlot.write(
           Path.of(plot),
-          "Unallocated GPU at 100% arrived, mean of " + seeds.size() + " seeds",
-          new ArrayList<>(lists.keySet()),
+          "Unallocated GPU at 100% arrived, mean of " + seedCount + " seeds",
+          lists,
           means);
       err.println("wrote " + plot);
     }
+  }
+
+  /**
+   * {@code --from a.json,b.json}: the tables, JSON and plot again from saved {@code compare --json}
+   * or {@code replay --json} files, without replaying; for a matrix run in parts (other policies,
+   * lists or seeds on other machines). The seeds of the same policy and list are merged; a seed in
+   * two files must be the same run (the replays are deterministic), else it is an error. Policies
+   * and lists keep the order in which the files name them first.
+   */
+  private static void fromSaved(Map<String, String> opts, PrintStream out, PrintStream err)
+      throws IOException {
+    Map<String, Map<String, Map<Long, SeedResult>>> runs = new LinkedHashMap<>();
+    List<String> lists = new ArrayList<>();
+    List<String> files = new ArrayList<>();
+    int nodeCount = 0;
+    for (String f : opts.get("from").split(",")) {
+      if (f.isBlank()) {
+        continue;
+      }
+      files.add(Path.of(f.trim()).getFileName().toString());
+      String json = Files.readString(Path.of(f.trim()), StandardCharsets.UTF_8);
+      int n = SavedRun.nodeCount(json);
+      if (n > 0 && nodeCount > 0 && n != nodeCount) {
+        throw new IOException(
+            f.trim() + " was run on " + n + " nodes, another file on " + nodeCount);
+      }
+      nodeCount = Math.max(nodeCount, n);
+      for (SavedRun r : SavedRun.parse(json, f.trim())) {
+        if (!lists.contains(r.list())) {
+          lists.add(r.list());
+        }
+        Map<Long, SeedResult> seeds =
+            runs.computeIfAbsent(r.policy(), k -> new LinkedHashMap<>())
+                .computeIfAbsent(r.list(), k -> new LinkedHashMap<>());
+        SeedResult before = seeds.put(r.result().seed(), r.result());
+        if (before != null && before.unallocatedPctAt100() != r.result().unallocatedPctAt100()) {
+          throw new IOException(
+              r.policy()
+                  + " on "
+                  + r.list()
+                  + " seed "
+                  + r.result().seed()
+                  + " differs between the files: "
+                  + before.unallocatedPctAt100()
+                  + " and "
+                  + r.result().unallocatedPctAt100());
+        }
+      }
+    }
+    if (runs.isEmpty()) {
+      throw new Main.UsageException("--from names no saved run");
+    }
+    Map<String, Map<String, Summary>> table = new LinkedHashMap<>();
+    java.util.TreeSet<Integer> seedCounts = new java.util.TreeSet<>();
+    for (Map.Entry<String, Map<String, Map<Long, SeedResult>>> p : runs.entrySet()) {
+      Map<String, Summary> row = new LinkedHashMap<>();
+      for (String list : lists) {
+        Map<Long, SeedResult> seeds = p.getValue().get(list);
+        if (seeds != null) {
+          List<SeedResult> sorted = new ArrayList<>(seeds.values());
+          sorted.sort(java.util.Comparator.comparingLong(SeedResult::seed));
+          row.put(list, Summary.of(p.getKey(), list, sorted));
+          seedCounts.add(sorted.size());
+        }
+      }
+      table.put(p.getKey(), row);
+    }
+    String seedLabel =
+        seedCounts.size() == 1
+            ? seedCounts.iterator().next().toString()
+            : seedCounts.first() + " to " + seedCounts.last();
+    out.printf(
+        Locale.ROOT,
+        "from: %s; %d policies x %d lists, %s seeds per cell%n%n",
+        String.join(", ", files),
+        table.size(),
+        lists.size(),
+        seedLabel);
+    report(opts, out, err, table, lists, nodeCount, seedLabel);
   }
 
   /** A Markdown table: one row per policy, one column per list. */
   private static void print(
       PrintStream out,
       Map<String, Map<String, Summary>> table,
-      Map<String, Path> lists,
+      List<String> lists,
       Function<Summary, String> cell) {
     StringBuilder head = new StringBuilder("| policy |");
     StringBuilder rule = new StringBuilder("|---|");
-    for (String list : lists.keySet()) {
+    for (String list : lists) {
       head.append(' ').append(list).append(" |");
       rule.append("---|");
     }
@@ -188,8 +295,9 @@ final class CompareCommand {
     out.println(rule);
     for (Map.Entry<String, Map<String, Summary>> e : table.entrySet()) {
       StringBuilder row = new StringBuilder("| ").append(e.getKey()).append(" |");
-      for (Summary s : e.getValue().values()) {
-        row.append(' ').append(cell.apply(s)).append(" |");
+      for (String list : lists) {
+        Summary s = e.getValue().get(list);
+        row.append(' ').append(s == null ? "—" : cell.apply(s)).append(" |");
       }
       out.println(row);
     }

@@ -22,6 +22,8 @@ public final class Main {
         sharegpu-simulator compare --nodes FILE (--pods-dir DIR [--lists a,b] | --pods FILE[,FILE...])
                                    [--policy all|NAME,...] [--seeds 42-51] [--threads N]
                                    [--json OUT] [--plot OUT.png]
+        sharegpu-simulator compare --from A.json[,B.json...] [--json OUT] [--plot OUT.png]
+                                   (the tables again from saved runs, merged)
         sharegpu-simulator mix --pods FILE --cpu-share 0.25 [--seed 1] --out FILE
         sharegpu-simulator latency [--nodes 5000] [--gpus-per-node 8] [--policy sharegpu]
                                    [--occupancy 70] [--iterations 2000] [--json OUT]

@@ -125,6 +125,89 @@ class MainTest {
   }
 
   @Test
+  void compareFromSavedRunsMergesPartsIntoTheSameTable(@TempDir Path dir) throws IOException {
+    Path nodes = TraceFilesTest.fixture("nodes.csv");
+    Path pods = TraceFilesTest.fixture("pods.csv");
+    Path whole = dir.resolve("whole.json");
+    assertThat(
+            run(
+                "compare",
+                "--nodes",
+                nodes.toString(),
+                "--pods",
+                pods.toString(),
+                "--policy",
+                "fgd,bestfit",
+                "--seeds",
+                "42-43",
+                "--json",
+                whole.toString()))
+        .isZero();
+    String wholeTable = tables(out.toString(StandardCharsets.UTF_8));
+    // the same matrix in three parts: another policy, and the other seed
+    Path a = dir.resolve("a.json");
+    Path b = dir.resolve("b.json");
+    Path c = dir.resolve("c.json");
+    run(
+        "compare",
+        "--nodes",
+        nodes.toString(),
+        "--pods",
+        pods.toString(),
+        "--policy",
+        "fgd",
+        "--seeds",
+        "42",
+        "--json",
+        a.toString());
+    run(
+        "compare",
+        "--nodes",
+        nodes.toString(),
+        "--pods",
+        pods.toString(),
+        "--policy",
+        "fgd",
+        "--seeds",
+        "43",
+        "--json",
+        b.toString());
+    run(
+        "compare",
+        "--nodes",
+        nodes.toString(),
+        "--pods",
+        pods.toString(),
+        "--policy",
+        "bestfit",
+        "--seeds",
+        "42-43",
+        "--json",
+        c.toString());
+    out.reset();
+    Path png = dir.resolve("merged.png");
+    int rc = run("compare", "--from", a + "," + b + "," + c, "--plot", png.toString());
+    assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    String merged = out.toString(StandardCharsets.UTF_8);
+    assertThat(merged).contains("2 policies x 1 lists, 2 seeds per cell");
+    assertThat(tables(merged)).isEqualTo(wholeTable);
+    assertThat(Files.readAllBytes(png)[1]).isEqualTo((byte) 'P');
+    // a seed saved twice with other figures is an error, not a silent pick
+    Files.writeString(
+        b,
+        Files.readString(a)
+            .replaceAll(
+                "\"unallocatedGpuPctAt100\": [0-9.]+", "\"unallocatedGpuPctAt100\": 99.0000"));
+    assertThat(run("compare", "--from", a + "," + b)).isNotZero();
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("differs between the files");
+  }
+
+  /** The output from the first table on (the header line names the run). */
+  private static String tables(String output) {
+    return output.substring(output.indexOf("Unallocated GPU %"));
+  }
+
+  @Test
   void mixWritesPoolRowsWithTheColumnsOfThePodList(@TempDir Path dir) throws IOException {
     Path five = dir.resolve("five.csv");
     Files.writeString(
