@@ -90,29 +90,21 @@ public final class Placement {
       if (!cache.firstSight(slot, seen)) {
         continue;
       }
-      failure.reset();
       if (plan.byClass) {
-        RequestCache.ClassEntry c = classEntry(plan, name, slot, failure);
+        RequestCache.ClassEntry c = classEntry(plan, name, slot);
         if (c != null) {
-          if (!c.outcome.fits()) {
-            NodeUsage cu = ledger.nodeUsage(slot);
-            if (cu.hasCordon()) {
-              // the words name this node's cordoned GPUs: not shared with the node's state class
-              rejected[r++] =
-                  new Rejection(name, RejectionWords.summary(plan, cu, failure, null), List.of());
-              continue;
-            }
-            if (c.reason == null) {
-              c.reason = RejectionWords.summary(plan, cu, failure, cache.reasons());
-            }
-            rejected[r++] = new Rejection(name, c.reason, List.of());
-          } else {
+          if (c.outcome.fits()) {
             feasible[k] = name;
             cache.feasibleScore(k++, sanitize(c.outcome.score()));
+          } else {
+            rejected[r++] =
+                new Rejection(
+                    name, classReason(plan, c, ledger.nodeUsage(slot), failure), List.of());
           }
           continue;
         }
       }
+      failure.reset();
       NodeUsage u = ledger.nodeUsage(slot);
       Outcome o = outcome(plan, name, u, failure);
       if (!o.fits()) {
@@ -175,7 +167,7 @@ public final class Placement {
       } else if (!cache.firstSight(slot, seen)) {
         continue;
       } else if (plan.byClass) {
-        RequestCache.ClassEntry c = classEntry(plan, name, slot, null);
+        RequestCache.ClassEntry c = classEntry(plan, name, slot);
         o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
       } else {
         o = outcome(plan, name, ledger.nodeUsage(slot), null);
@@ -277,7 +269,7 @@ public final class Placement {
       }
       Outcome o;
       if (plan.byClass) {
-        RequestCache.ClassEntry c = classEntry(plan, name, slot, null);
+        RequestCache.ClassEntry c = classEntry(plan, name, slot);
         o = c != null ? c.outcome : outcome(plan, name, ledger.nodeUsage(slot), null);
       } else {
         o = evaluator.evaluate(plan, ledger.nodeUsage(slot), null);
@@ -395,25 +387,27 @@ public final class Placement {
    * The outcome of the pod on a node, shared by all nodes in the same state, or null when the GPU
    * choice depends on the order of the node's GPUs (evaluate the node itself then). The outcome's
    * grants name the GPUs of whichever node was evaluated, so only its score and whether it fits may
-   * be used. Fills {@code failure} when given.
+   * be used; where it failed is kept in the entry, for the words ({@link #classReason}).
    */
-  private RequestCache.@Nullable ClassEntry classEntry(
-      PodPlan plan, String name, int slot, @Nullable Failure failure) {
+  private RequestCache.@Nullable ClassEntry classEntry(PodPlan plan, String name, int slot) {
     int id = ledger.stateClass(slot);
     RequestCache.ClassEntry c = cache.classEntry(id);
-    if (c != null) {
-      if (!c.orderFree) {
-        return null;
-      }
-      if (failure != null) {
-        c.failureInto(failure);
-      }
-      return c;
+    if (c == null) {
+      c = evaluateClass(plan, name, slot, id);
     }
-    Failure f = failure != null ? failure : classFailure;
+    return c.orderFree ? c : null;
+  }
+
+  /**
+   * Evaluates the node in {@code slot} for its whole state class {@code id} (the first node of the
+   * class met for this pod and ledger version). Kept out of {@link #classEntry}, which runs for
+   * every node and must stay small enough to be inlined into the loops.
+   */
+  private RequestCache.ClassEntry evaluateClass(PodPlan plan, String name, int slot, int id) {
+    Failure f = classFailure;
     f.reset();
     Outcome o = evaluator.evaluateTrackingOrder(plan, ledger.nodeUsage(slot), f);
-    c = cache.freshClassEntry(id);
+    RequestCache.ClassEntry c = cache.freshClassEntry(id);
     c.orderFree = evaluator.orderFree();
     c.outcome = o;
     c.refusal = f.refusal;
@@ -421,9 +415,30 @@ public final class Placement {
     c.available = f.available;
     if (!c.orderFree) {
       cache.putOutcome(name, o);
-      return null;
     }
     return c;
+  }
+
+  /**
+   * The reason line of a node whose state class does not fit: made once per class, unless the node
+   * has a cordon (the words name this node's cordoned GPUs: not shared with the node's state
+   * class). {@code failure} is filled only here, when words are made.
+   */
+  private String classReason(
+      PodPlan plan, RequestCache.ClassEntry c, NodeUsage u, Failure failure) {
+    boolean cordon = u.hasCordon();
+    String reason = c.reason;
+    if (reason != null && !cordon) {
+      return reason;
+    }
+    failure.reset();
+    c.failureInto(failure);
+    if (cordon) {
+      return RejectionWords.summary(plan, u, failure, null);
+    }
+    reason = RejectionWords.summary(plan, u, failure, cache.reasons());
+    c.reason = reason;
+    return reason;
   }
 
   private Outcome outcome(PodPlan plan, String name, NodeUsage u, @Nullable Failure failure) {
