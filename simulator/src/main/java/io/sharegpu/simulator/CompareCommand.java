@@ -205,7 +205,8 @@ final class CompareCommand {
    * or {@code replay --json} files, without replaying; for a matrix run in parts (other policies,
    * lists or seeds on other machines). The seeds of the same policy and list are merged; a seed in
    * two files must be the same run (the replays are deterministic), else it is an error. Policies
-   * and lists keep the order in which the files name them first.
+   * come in the order of {@code --policy all} (others after them), lists in the order in which the
+   * files name them first.
    */
   private static void fromSaved(Map<String, String> opts, PrintStream out, PrintStream err)
       throws IOException {
@@ -252,7 +253,16 @@ final class CompareCommand {
     }
     Map<String, Map<String, Summary>> table = new LinkedHashMap<>();
     java.util.TreeSet<Integer> seedCounts = new java.util.TreeSet<>();
-    for (Map.Entry<String, Map<String, Map<Long, SeedResult>>> p : runs.entrySet()) {
+    List<Map.Entry<String, Map<String, Map<Long, SeedResult>>>> ordered =
+        new ArrayList<>(runs.entrySet());
+    List<String> canonical = SimulatorPolicies.comparison();
+    ordered.sort(
+        java.util.Comparator.comparingInt(
+            e -> {
+              int i = canonical.indexOf(e.getKey());
+              return i < 0 ? canonical.size() : i;
+            }));
+    for (Map.Entry<String, Map<String, Map<Long, SeedResult>>> p : ordered) {
       Map<String, Summary> row = new LinkedHashMap<>();
       for (String list : lists) {
         Map<Long, SeedResult> seeds = p.getValue().get(list);

@@ -137,14 +137,15 @@ class MainTest {
                 "--pods",
                 pods.toString(),
                 "--policy",
-                "fgd,bestfit",
+                "bestfit,fgd",
                 "--seeds",
                 "42-43",
                 "--json",
                 whole.toString()))
         .isZero();
     String wholeTable = tables(out.toString(StandardCharsets.UTF_8));
-    // the same matrix in three parts: another policy, and the other seed
+    // the same matrix in three parts: the other seed, and another policy named after fgd (the
+    // merged table puts the policies in the order of --policy all: bestfit before fgd)
     Path a = dir.resolve("a.json");
     Path b = dir.resolve("b.json");
     Path c = dir.resolve("c.json");
